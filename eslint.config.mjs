@@ -1,0 +1,63 @@
+// @ts-check
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const features = ['fs', 'views', 'commands', 'webviews'];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test-results/**', '**/*.mjs', '**/*.js', 'webview-ui/**/*.d.ts'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-console': 'off',
+    },
+  },
+  {
+    // The client core runs as a plain Node library: it never sees VS Code, the UI, or the gateway.
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: [{ name: 'vscode', message: 'src/core must not import vscode (it is a plain Node library).' }],
+        patterns: [
+          { group: ['**/gateway/**'], message: 'src/ shares no code with gateway/.' },
+          { group: ['../fs/**', '../views/**', '../commands/**', '../webviews/**', '../common/**', '../extension'], message: 'core is the bottom layer.' },
+        ],
+      }],
+    },
+  },
+  // Feature folders meet only through core types and the composition root.
+  ...features.map((f) => ({
+    files: [`src/${f}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/gateway/**'], message: 'src/ shares no code with gateway/.' },
+          ...features.filter((o) => o !== f).map((o) => ({ group: [`../${o}/**`, `../../${o}/**`], message: `src/${f} must not import src/${o}; pass what it needs through the composition root.` })),
+        ],
+      }],
+    },
+  })),
+  {
+    files: ['gateway/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/src/**', '../src/**', '../../src/**'], message: 'gateway/ shares no code with src/.' }] }],
+    },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+);

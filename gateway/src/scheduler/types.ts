@@ -1,0 +1,193 @@
+/**
+ * What the gateway needs from a batch scheduler. Two implementations: `slurm.ts` (drives the real
+ * Slurm commands as the user) and `local.ts` (a small built-in scheduler for machines without Slurm).
+ * Records use the v2 wire field names so the routes can return them as they are.
+ */
+import type { UnixUser } from '../users';
+
+export interface JobSpec {
+  /** Inline script text (fed to the scheduler like `sbatch` reads stdin) ... */
+  script?: string;
+  /** ... or an absolute path of a script readable by the user. */
+  scriptPath?: string;
+  workingDirectory: string;
+  name?: string;
+  account?: string;
+  partition?: string;
+  reservation?: string;
+  standardInput?: string;
+  standardOutput?: string;
+  standardError?: string;
+  /** Exported into the job on top of the user's environment (`--export=ALL,K=V`). */
+  env: Record<string, string>;
+  constraints?: string;
+  /** Time limit override in minutes (transfer jobs). */
+  timeLimitMinutes?: number;
+  /** Run only after this job completed successfully (`--dependency=afterok:ID`). */
+  afterOk?: string;
+}
+
+export interface JobStatus {
+  state: string;
+  stateReason: string | null;
+  exitCode: number | null;
+  interruptSignal: number | null;
+}
+
+export interface JobTime {
+  elapsed: number | null;
+  start: number | null;
+  end: number | null;
+  suspended: number | null;
+  /** seconds */
+  limit: number | null;
+}
+
+/** The v2 `Job` object, plus what v1 and the gateway itself need. */
+export interface JobRecord {
+  jobId: string;
+  name: string;
+  status: JobStatus;
+  tasks: { id: string; name: string; status: JobStatus; time: JobTime }[] | null;
+  time: JobTime;
+  account: string | null;
+  allocationNodes: number;
+  cluster: string;
+  group: string | null;
+  nodes: string;
+  partition: string;
+  killRequestUser: string | null;
+  user: string | null;
+  workingDirectory: string;
+  priority: number | null;
+  /** Not on the v2 wire; used by v1 shapes and metadata. epoch seconds. */
+  submitTime: number | null;
+  standardOutput: string | null;
+  standardError: string | null;
+  standardInput: string | null;
+}
+
+export interface JobMetadataRecord {
+  jobId: string;
+  script: string | null;
+  standardInput: string | null;
+  standardOutput: string | null;
+  standardError: string | null;
+}
+
+export interface PartitionRecord {
+  name: string;
+  cpus: number | null;
+  totalNodes: number | null;
+  /** Upper-case state, e.g. `UP`. */
+  state: string;
+  isDefault: boolean;
+  /** seconds; null = unlimited */
+  maxTime: number | null;
+  nodes: string;
+}
+
+export interface NodeRecord {
+  name: string;
+  cpus: number;
+  /** Normalised upper-case states (`IDLE`, `ALLOCATED`, `MIXED`, `DOWN`, `DRAIN`, ...). */
+  state: string[];
+  sockets: number | null;
+  cores: number | null;
+  threads: number | null;
+  cpuLoad: number | null;
+  freeMemory: number | null;
+  features: string[] | null;
+  address: string | null;
+  hostname: string | null;
+  partitions: string[];
+  weight: number | null;
+  allocMemory: number | null;
+  allocCpus: number | null;
+  idleCpus: number | null;
+}
+
+export interface ReservationRecord {
+  name: string;
+  nodeList: string;
+  /** epoch seconds */
+  startTime: number;
+  endTime: number;
+  features: string | null;
+  /** lower case: `active` / `inactive` */
+  state: string;
+  users: string[];
+  accounts: string[];
+  flags: string[];
+}
+
+export interface ReservationSpec {
+  name: string;
+  account?: string;
+  users?: string[];
+  numberOfNodes?: number;
+  nodeType?: string;
+  /** epoch seconds */
+  startTime: number;
+  endTime: number;
+  flags?: string[];
+}
+
+export interface JobQuery {
+  allUsers?: boolean;
+  account?: string;
+  name?: string;
+  /** Finished jobs older than this many seconds are left out (v2 `time_window`). */
+  finishedWithinSeconds?: number;
+  jobIds?: string[];
+  /** Accounting window (epoch seconds), v1 acct. */
+  startTime?: number;
+  endTime?: number;
+}
+
+/**
+ * Scheduler failures carry the text the real server would put in its error message, and the HTTP
+ * status it would answer with (e.g. 404 job not found, 403 permission denied, 500 otherwise).
+ */
+export class SchedulerError extends Error {
+  constructor(message: string, readonly status: number = 500, readonly stderr?: string) {
+    super(message);
+    this.name = 'SchedulerError';
+  }
+}
+
+export interface Scheduler {
+  readonly kind: 'slurm' | 'local';
+  /** Cluster name as it appears in job records. */
+  readonly cluster: string;
+  /** Scheduler version string for `/status/systems`. */
+  version(): Promise<string>;
+  start(): Promise<void>;
+  /** Stops what `start` started (the local scheduler kills its running jobs). */
+  stop(): Promise<void>;
+
+  /** Submits as `user`; resolves to the new job id. */
+  submit(user: UnixUser, spec: JobSpec): Promise<string>;
+  /** Active and recently finished jobs visible to `user` (own jobs unless `allUsers`). */
+  list(user: UnixUser, query: JobQuery): Promise<JobRecord[]>;
+  /** One job by id (any user's, like squeue/sacct), or undefined when the scheduler does not know it. */
+  get(user: UnixUser, jobId: string): Promise<JobRecord | undefined>;
+  metadata(user: UnixUser, jobId: string): Promise<JobMetadataRecord | undefined>;
+  /** Cancels as `user`: SchedulerError 404 unknown, 403 another user's job. */
+  cancel(user: UnixUser, jobId: string): Promise<void>;
+  /** Runs `command` inside the job's allocation as `user`; resolves to its output. */
+  attach(user: UnixUser, jobId: string, command: string, timeoutMs: number): Promise<{ stdout: string; stderr: string; exitCode: number }>;
+  /** Job history (sacct-like) for accounting queries. */
+  accounting(user: UnixUser, query: JobQuery): Promise<JobRecord[]>;
+
+  partitions(user: UnixUser): Promise<PartitionRecord[]>;
+  nodes(user: UnixUser): Promise<NodeRecord[]>;
+  reservations(user: UnixUser): Promise<ReservationRecord[]>;
+  /** Scheduler accounts the user may charge. */
+  accounts(user: UnixUser): Promise<{ name: string; default: boolean }[]>;
+
+  /** v1 reservations management (operator rights); SchedulerError 400 with the scheduler's text on refusal. */
+  createReservation(spec: ReservationSpec): Promise<void>;
+  updateReservation(spec: ReservationSpec): Promise<void>;
+  deleteReservation(name: string): Promise<void>;
+}

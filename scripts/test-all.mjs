@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// `npm test`: every check in order. Streams each step's output and ends with one summary line
+// counting the tests of all suites.
+import { spawn } from 'node:child_process';
+
+const steps = [
+  ['lint', 'npm', ['run', '-s', 'lint']],
+  ['types', 'npm', ['run', '-s', 'typecheck']],
+  ['build', 'npm', ['run', '-s', 'build']],
+  ['unit', 'npm', ['run', '-s', 'test:unit']],
+  ['gateway', 'npm', ['run', '-s', 'test:gateway']],
+  ['core', 'npm', ['run', '-s', 'test:core']],
+  ['host', 'npm', ['run', '-s', 'test:host']],
+  ['ui', 'npm', ['run', '-s', 'test:ui']],
+].filter(([name]) => !(process.env.SKIP_STEPS ?? '').split(',').includes(name));
+
+let passed = 0, failed = 0, skipped = 0;
+const failedSteps = [];
+const scan = (line) => {
+  let m;
+  if ((m = /^\s*ℹ pass (\d+)/.exec(line))) passed += +m[1];
+  else if ((m = /^\s*ℹ fail (\d+)/.exec(line))) failed += +m[1];
+  else if ((m = /^\s*ℹ skipped (\d+)/.exec(line))) skipped += +m[1];
+  else if ((m = /^\s*(\d+) passing/.exec(line))) passed += +m[1];
+  else if ((m = /^\s*(\d+) failing/.exec(line))) failed += +m[1];
+  else if ((m = /^\s*(\d+) pending/.exec(line))) skipped += +m[1];
+};
+
+for (const [name, cmd, args] of steps) {
+  console.log(`\n##### ${name} #####`);
+  const started = Date.now();
+  const code = await new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let buf = '';
+    child.stdout.on('data', (d) => {
+      process.stdout.write(d);
+      buf += d.toString();
+      const lines = buf.split('\n'); buf = lines.pop();
+      lines.forEach(scan);
+    });
+    child.on('close', (c) => { if (buf) scan(buf); resolve(c ?? 1); });
+  });
+  console.log(`##### ${name}: ${code === 0 ? 'ok' : 'FAILED'} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  if (code !== 0) failedSteps.push(name);
+}
+if (failedSteps.length) console.log(`\nfailed steps: ${failedSteps.join(', ')}`);
+if (failedSteps.length && failed === 0) failed = failedSteps.length;
+console.log(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(failedSteps.length ? 1 : 0);

@@ -1,0 +1,41 @@
+/**
+ * Creating the ONE authenticated client a connection profile gets. Implemented with the HTTP
+ * layer (`http/`), the token sources (`auth/`) and the per-version adapters (`v1/`, `v2/`).
+ */
+import type { FirecrestApi } from './api';
+import type { Logger } from './logger';
+import type { ApiVersion, ConnectionProfile } from './model';
+
+export interface ClientOptions {
+  profile: ConnectionProfile;
+  /** Client secret (client-credentials profiles), handed in by the caller from its secret store. */
+  clientSecret?: string;
+  /** A static bearer token (profiles with neither token URL nor token command). */
+  staticToken?: string;
+  logger?: Logger;
+  /** Default per-request timeout in ms (default 30 000). */
+  requestTimeoutMs?: number;
+  /** How many times a 429 is retried before RateLimitedError (default 5). */
+  maxRateLimitRetries?: number;
+  /** Longest single wait honoured for a 429, in ms (default 60 000). */
+  maxRetryWaitMs?: number;
+  userAgent?: string;
+}
+
+/** Observable facts about the shared HTTP layer (for the status bar, the log and the tests). */
+export interface ClientEvents {
+  /** A request finished (any status). Never carries headers or bodies. */
+  onRequest?(e: { method: string; route: string; status?: number; durationMs: number; attempt: number }): void;
+  /** The client is waiting before retrying (429 or transient failure). */
+  onRetryWait?(e: { route: string; reason: 'rate-limit' | 'transient'; waitMs: number; attempt: number; maxAttempts: number }): void;
+  /** A token was obtained (no token value, only its lifetime). */
+  onToken?(e: { expiresInSeconds?: number }): void;
+}
+
+export interface FirecrestClient extends FirecrestApi {
+  readonly profile: ConnectionProfile;
+  /** The resolved API generation (after `auto` probing). */
+  readonly apiVersion: ApiVersion;
+  /** Closes the connection pool. Safe to call twice. */
+  dispose(): Promise<void>;
+}

@@ -1,0 +1,90 @@
+/**
+ * Typed errors. Every failure the client reports is one of these, carrying the server's message
+ * and the HTTP status when there was one. UI code maps them to its own vocabulary in one place.
+ */
+
+export interface FirecrestErrorDetails {
+  /** HTTP status of the answer that caused it, when there was one. */
+  status?: number;
+  /** The route, e.g. `GET /filesystem/{system}/ops/ls`, never a full URL with a query. */
+  route?: string;
+  /** Chained server texts (v2 `causedBy`, v1 `X-*` headers). */
+  causedBy?: string[];
+  /** The username the server saw, when it said. */
+  user?: string;
+  cause?: unknown;
+}
+
+export class FirecrestError extends Error {
+  readonly status?: number;
+  readonly route?: string;
+  readonly causedBy?: string[];
+  readonly user?: string;
+
+  constructor(message: string, details: FirecrestErrorDetails = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+    this.status = details.status;
+    this.route = details.route;
+    this.causedBy = details.causedBy;
+    this.user = details.user;
+  }
+}
+
+/** The path, job, system or route does not exist (404, v1 X-Invalid-Path and friends). */
+export class NotFoundError extends FirecrestError {}
+
+/** The user may not do this (403, "Permission denied", v1 X-Permission-Denied). */
+export class PermissionDeniedError extends FirecrestError {}
+
+/** The token was refused, or none could be obtained (401, token endpoint failure). */
+export class UnauthorizedError extends FirecrestError {}
+
+/** 429 and the retry budget is spent. */
+export class RateLimitedError extends FirecrestError {
+  /** Seconds the server asked to wait, when it said. */
+  readonly retryAfterSeconds?: number;
+  constructor(message: string, details: FirecrestErrorDetails & { retryAfterSeconds?: number } = {}) {
+    super(message, details);
+    this.retryAfterSeconds = details.retryAfterSeconds;
+  }
+}
+
+/** A per-request timeout expired, or the server reported that its command timed out (408). */
+export class TimeoutError extends FirecrestError {}
+
+/** The payload or output is over a server limit (413), or a file is too large for the route chosen. */
+export class TooLargeError extends FirecrestError {}
+
+/** Server unreachable, connection dropped, TLS failure, 424/503, or a body that is not the API's. */
+export class UnavailableError extends FirecrestError {}
+
+/** The request was refused as malformed (400, validation errors, v1 X-Invalid-* headers). */
+export class InvalidInputError extends FirecrestError {
+  /** v2 validation details: which field, where, and why. */
+  readonly fields?: { location: string; name: string; message: string }[];
+  constructor(message: string, details: FirecrestErrorDetails & { fields?: { location: string; name: string; message: string }[] } = {}) {
+    super(message, details);
+    this.fields = details.fields;
+  }
+}
+
+/** Any other server-side failure (5xx, unexpected status, a transfer job that did not succeed). */
+export class ServerError extends FirecrestError {}
+
+/** The answer did not match the route's schema. Names the route; never a crash later on. */
+export class MalformedResponseError extends UnavailableError {}
+
+/** The feature does not exist on this API version or server version. */
+export class NotSupportedError extends FirecrestError {}
+
+/** The caller aborted through its AbortSignal. */
+export class CancelledError extends FirecrestError {
+  constructor(message = 'Cancelled', details: FirecrestErrorDetails = {}) {
+    super(message, details);
+  }
+}
+
+export function isCancellation(e: unknown): boolean {
+  return e instanceof CancelledError || (e instanceof Error && e.name === 'AbortError');
+}

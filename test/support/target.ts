@@ -1,0 +1,55 @@
+/**
+ * The deployment a suite talks to, from the environment set by scripts/with-gateway.mjs (the local
+ * gateway) or by a site (FIRECREST_URL etc. for its own FirecREST). Tests that need the local
+ * gateway's fault switches or second user call `gatewayOnly()` and skip elsewhere.
+ */
+export interface GatewayInfo {
+  v2: string;
+  v1?: string;
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  systems: string[];
+  user?: string;
+  scheduler?: 'slurm' | 'local';
+  stateDir?: string;
+  admin?: string;
+  adminToken?: string;
+  clients?: { clientId: string; clientSecret: string; user: string }[];
+}
+
+export interface Target {
+  url: string;
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  system: string;
+  apiVersion: 'v1' | 'v2';
+  /** Present only when the suite runs against the local gateway. */
+  gateway?: GatewayInfo;
+}
+
+function need(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run the suite through scripts/with-gateway.mjs, or set FIRECREST_URL, FIRECREST_TOKEN_URL, FIRECREST_CLIENT_ID, FIRECREST_CLIENT_SECRET and FIRECREST_SYSTEM for an existing deployment`);
+  return v;
+}
+
+export function target(): Target {
+  const gw = process.env.FIRECREST_GATEWAY ? (JSON.parse(process.env.FIRECREST_GATEWAY) as GatewayInfo) : undefined;
+  const api = (process.env.FIRECREST_API_VERSION ?? 'v2').startsWith('1') || process.env.FIRECREST_API_VERSION === 'v1' ? 'v1' : 'v2';
+  return {
+    url: need('FIRECREST_URL').replace(/\/+$/, ''),
+    tokenUrl: need('FIRECREST_TOKEN_URL'),
+    clientId: need('FIRECREST_CLIENT_ID'),
+    clientSecret: need('FIRECREST_CLIENT_SECRET'),
+    system: need('FIRECREST_SYSTEM'),
+    apiVersion: api,
+    gateway: gw,
+  };
+}
+
+/** The `skip` option for node:test / a reason for mocha: set when not on the local gateway. */
+export function gatewayOnly(): string | false {
+  return process.env.FIRECREST_GATEWAY ? false : 'needs the local gateway (fault switches / second user)';
+}
