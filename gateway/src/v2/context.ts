@@ -1,0 +1,55 @@
+/**
+ * What a v2 route module receives. The server (server.ts) authenticates every request, resolves
+ * `{system}` and sets `request.f7tUser`; route modules only do their own work and throw ApiError.
+ */
+import type { FastifyRequest } from 'fastify';
+import type { Scheduler } from '../scheduler/types';
+import type { UnixUser } from '../users';
+
+export interface FileSystemConfig {
+  path: string;
+  dataType: 'users' | 'store' | 'archive' | 'apps' | 'scratch' | 'project';
+  defaultWorkDir: boolean;
+}
+
+export interface SystemRuntime {
+  name: string;
+  scheduler: Scheduler;
+  fileSystems: FileSystemConfig[];
+  /** `#SBATCH` lines put at the top of transfer job scripts (may contain `{account}`). */
+  transferDirectives: string[];
+}
+
+export interface GatewaySettings {
+  /** `max_ops_file_size`: direct transfer and ops output limit, bytes (default 5242880). */
+  maxOpsFileSize: number;
+  /** `ssh.timeout.commandExecution`: seconds each ops command may run (default 5). */
+  commandTimeoutSeconds: number;
+  /** Value of the F7T-AppVersion header. */
+  appVersion: string;
+  /** Public origin of this gateway, e.g. http://127.0.0.1:41234 (for URLs it hands out). */
+  origin: string;
+  /** Directory for gateway state (staging store, local scheduler, keys). */
+  stateDir: string;
+}
+
+export interface V2Deps {
+  settings: GatewaySettings;
+  /** Lower-cased system name -> runtime. */
+  systems: Map<string, SystemRuntime>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The unix user the bearer token maps to (set by the auth hook). */
+    f7tUser?: UnixUser;
+    /** The system named in the path (set by the system hook on `/{group}/{system}/...` routes). */
+    f7tSystem?: SystemRuntime;
+  }
+}
+
+/** The authenticated user and the system of a request; the hooks guarantee both on system routes. */
+export function ctx(req: FastifyRequest): { user: UnixUser; system: SystemRuntime } {
+  if (!req.f7tUser || !req.f7tSystem) throw new Error('route used without auth/system hooks');
+  return { user: req.f7tUser, system: req.f7tSystem };
+}

@@ -1,0 +1,54 @@
+/**
+ * What the composition root hands to every feature. Features depend on these interfaces, never on
+ * each other.
+ */
+import type * as vscode from 'vscode';
+import type { FirecrestClient } from '../core/client';
+import type { ConnectionProfile, System } from '../core/model';
+
+export type ConnectionState = 'signed-out' | 'connecting' | 'connected' | 'error';
+
+export interface ConnectionInfo {
+  profile: ConnectionProfile;
+  state: ConnectionState;
+  /** Server version once connected. */
+  serverVersion?: string;
+  /** Last connection error, user-readable (never contains a secret). */
+  error?: string;
+}
+
+/** Profiles, secrets and the ONE shared client per profile. */
+export interface ConnectionService {
+  readonly onDidChange: vscode.Event<void>;
+  /** All configured profiles with their state. */
+  connections(): ConnectionInfo[];
+  /** The profile used when a caller names none (single profile, or the first). */
+  defaultProfileName(): string | undefined;
+  /**
+   * The signed-in client of a profile (default profile when omitted). Connects lazily and
+   * single-flight; rejects with UnauthorizedError when there is no secret (signed out).
+   */
+  client(profileName?: string): Promise<FirecrestClient>;
+  /** Systems of a profile (cached briefly; `refresh` forces a new request). */
+  systems(profileName?: string, refresh?: boolean): Promise<System[]>;
+  /** True when more than one profile is configured (URIs then carry the profile). */
+  readonly multiProfile: boolean;
+}
+
+/** Tagged logging onto the one "FirecREST" LogOutputChannel; redaction happens inside. */
+export interface Log {
+  trace(message: string, ...args: unknown[]): void;
+  debug(message: string, ...args: unknown[]): void;
+  info(message: string, ...args: unknown[]): void;
+  warn(message: string, ...args: unknown[]): void;
+  error(message: string | Error, ...args: unknown[]): void;
+  /** A logger whose lines carry `[tag]`. */
+  withTag(tag: string): Log;
+  show(): void;
+}
+
+export interface ExtensionServices {
+  context: vscode.ExtensionContext;
+  log: Log;
+  connections: ConnectionService;
+}
