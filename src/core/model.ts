@@ -49,7 +49,8 @@ export interface Health {
   lastChecked?: Date;
 }
 
-export type FileSystemKind = 'users' | 'store' | 'archive' | 'apps' | 'scratch' | 'project' | string;
+/** `users`, `store`, `archive`, `apps`, `scratch`, `project` (v2), or a site's own word. */
+export type FileSystemKind = string;
 
 export interface FileSystemInfo {
   path: string;

@@ -1,0 +1,7 @@
+/** v2 filesystem ops routes (`/filesystem/{system}/ops/...`); being written: placeholder registers nothing yet. */
+import type { FastifyInstance } from 'fastify';
+import type { V2Deps } from './context';
+
+export async function opsRoutes(_app: FastifyInstance, _deps: V2Deps): Promise<void> {
+  // Registered by server.ts under the prefix /filesystem/:system/ops.
+}
