@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs the test host: code-server 4.100.3 (= VS Code 1.100.3, the last release that runs on
+# Node 20) into a cache outside the repository, and Debian's Chromium for Playwright to drive.
+# Idempotent: returns at once when everything is already there. Prints the code-server entry point.
+set -euo pipefail
+
+CS_VERSION="${CODE_SERVER_VERSION:-4.100.3}"
+CACHE="${FIRECREST_TEST_HOST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/firecrest-vscode}"
+DIR="$CACHE/code-server-$CS_VERSION"
+ENTRY="$DIR/node_modules/code-server/out/node/entry.js"
+PKGS=(build-essential python3 pkg-config libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev ripgrep chromium)
+
+log() { echo "[install-test-host] $*" >&2; }
+
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+  log "installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+if [ -f "$ENTRY" ] && [ -f "$DIR/.complete" ]; then
+  echo "$ENTRY"
+  exit 0
+fi
+
+log "installing code-server $CS_VERSION into $DIR (a few minutes, about 300 MB)"
+mkdir -p "$DIR"
+# @vscode/ripgrep's postinstall downloads ripgrep unless its cache already holds the archive;
+# feed it Debian's rg instead (same TMPDIR as the install).
+TMP="${TMPDIR:-/tmp}"
+RG_CACHE="$TMP/vscode-ripgrep-cache-1.15.11"
+mkdir -p "$RG_CACHE"
+for arch in x86_64-unknown-linux-musl aarch64-unknown-linux-musl; do
+  f="$RG_CACHE/ripgrep-v13.0.0-10-$arch.tar.gz"
+  [ -f "$f" ] || tar czf "$f" -C /usr/bin rg
+done
+cd "$DIR"
+[ -f package.json ] || echo '{"name":"firecrest-test-host","private":true}' > package.json
+# unsafe_perm: code-server's postinstall refuses root otherwise; yes: node-pty's postinstall runs
+# `npx node-gyp`, and a `yes=false` npmrc would roll the whole install back.
+npm_config_unsafe_perm=true npm_config_yes=true npm install --no-audit --no-fund --loglevel=error "code-server@$CS_VERSION" >&2
+[ -f "$ENTRY" ] || { log "code-server entry point missing after install: $ENTRY"; exit 1; }
+touch "$DIR/.complete"
+echo "$ENTRY"

@@ -1,0 +1,112 @@
+/**
+ * Add Connection: a guided series of inputs (name, API URL, API version, token URL, client id,
+ * client secret), or one argument object with the same fields for scripts and tests. Both paths
+ * end in the same `Connections.add`, which validates (token + systems) before saving anything.
+ */
+import * as vscode from 'vscode';
+import type { Connections } from '../../common/connections';
+import { normalizeProfile } from '../../common/profiles';
+import type { Log } from '../../common/services';
+import type { ApiVersionSetting, ConnectionProfile } from '../../core/model';
+import { registerCommand } from '../register';
+
+/** The argument form: `executeCommand('firecrest.addConnection', { name, url, ... })`. */
+export interface AddConnectionArgs {
+  name: string;
+  url: string;
+  apiVersion?: ApiVersionSetting;
+  tokenUrl?: string;
+  clientId?: string;
+  clientSecret?: string;
+  defaultSystem?: string;
+}
+
+const STEPS = 6;
+
+export function registerAddConnection(connections: Connections, log: Log): vscode.Disposable {
+  return registerCommand('firecrest.addConnection', log, async (arg?: unknown) => {
+    let draft: Partial<AddConnectionArgs> | undefined = isArgs(arg) ? arg : undefined;
+    const interactive = draft === undefined;
+    for (;;) {
+      if (interactive) draft = await ask(connections, draft ?? {});
+      if (!draft) return undefined;
+      const { clientSecret, ...fields } = draft;
+      const profile = normalizeProfile({ apiVersion: 'auto', ...fields });
+      if (typeof profile === 'string') throw new Error(profile);
+      try {
+        const result = await save(connections, profile, clientSecret);
+        void vscode.window.showInformationMessage(
+          vscode.l10n.t('Connection {0} added: {1}.', profile.name, result.join(', ') || vscode.l10n.t('no systems')),
+        );
+        return { name: profile.name, systems: result };
+      } catch (e) {
+        if (!interactive) throw e;
+        const retry = vscode.l10n.t('Edit and Retry');
+        const message = e instanceof Error ? e.message : String(e);
+        log.warn(`firecrest.addConnection: ${message}`);
+        const pick = await vscode.window.showErrorMessage(
+          vscode.l10n.t('Could not connect to {0}: {1}', profile.url, message),
+          retry,
+        );
+        if (pick !== retry) return undefined;
+      }
+    }
+  });
+}
+
+async function save(connections: Connections, profile: ConnectionProfile, secret: string | undefined): Promise<string[]> {
+  const result = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking {0}…', profile.url) },
+    () => connections.add(profile, secret),
+  );
+  return result.systems.map((s) => s.name);
+}
+
+function isArgs(arg: unknown): arg is AddConnectionArgs {
+  return !!arg && typeof arg === 'object' && typeof (arg as { url?: unknown }).url === 'string';
+}
+
+/** The prompts; earlier answers are the defaults when the user retries after a failure. */
+async function ask(connections: Connections, prev: Partial<AddConnectionArgs>): Promise<AddConnectionArgs | undefined> {
+  const taken = new Set(connections.connections().map((c) => c.profile.name));
+  const title = (n: number): string => vscode.l10n.t('Add FirecREST Connection ({0}/{1})', n, STEPS);
+  const name = await input(title(1), vscode.l10n.t('A name for this connection, e.g. the centre or cluster'), prev.name, (v) =>
+    !v.trim() ? vscode.l10n.t('Give the connection a name.') : taken.has(v.trim()) && v.trim() !== prev.name ? vscode.l10n.t('A connection named "{0}" exists already.', v.trim()) : undefined,
+  );
+  if (name === undefined) return undefined;
+  const url = await input(title(2), vscode.l10n.t('FirecREST API base URL, e.g. https://api.example.org/firecrest/v2'), prev.url, validUrl);
+  if (url === undefined) return undefined;
+  const versions: { label: string; value: ApiVersionSetting; description: string }[] = [
+    { label: 'auto', value: 'auto', description: vscode.l10n.t('ask the server') },
+    { label: 'v2', value: 'v2', description: 'FirecREST v2' },
+    { label: 'v1', value: 'v1', description: 'FirecREST v1' },
+  ];
+  const version = await vscode.window.showQuickPick(versions, { title: title(3), placeHolder: vscode.l10n.t('API version'), ignoreFocusOut: true });
+  if (!version) return undefined;
+  const tokenUrl = await input(title(4), vscode.l10n.t('OAuth2 token URL (client-credentials grant)'), prev.tokenUrl, validUrl);
+  if (tokenUrl === undefined) return undefined;
+  const clientId = await input(title(5), vscode.l10n.t('Client id'), prev.clientId, (v) => (v.trim() ? undefined : vscode.l10n.t('The client id cannot be empty.')));
+  if (clientId === undefined) return undefined;
+  const clientSecret = await vscode.window.showInputBox({
+    title: title(6),
+    prompt: vscode.l10n.t('Client secret (kept in VS Code secret storage, never in settings)'),
+    password: true,
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('The secret cannot be empty.')),
+  });
+  if (clientSecret === undefined) return undefined;
+  return { name: name.trim(), url: url.trim(), apiVersion: version.value, tokenUrl: tokenUrl.trim(), clientId: clientId.trim(), clientSecret: clientSecret.trim() };
+}
+
+function input(title: string, prompt: string, value: string | undefined, validateInput: (v: string) => string | undefined): Thenable<string | undefined> {
+  return vscode.window.showInputBox({ title, prompt, value, ignoreFocusOut: true, validateInput });
+}
+
+function validUrl(v: string): string | undefined {
+  try {
+    const u = new URL(v.trim());
+    return u.protocol === 'https:' || u.protocol === 'http:' ? undefined : vscode.l10n.t('Use an http(s) URL.');
+  } catch {
+    return vscode.l10n.t('This is not a URL.');
+  }
+}

@@ -1,0 +1,17 @@
+/** The connection commands: add, sign in/out, remove, show log. */
+import * as vscode from 'vscode';
+import type { Connections } from '../../common/connections';
+import type { Log } from '../../common/services';
+import { registerCommand } from '../register';
+import { registerAddConnection } from './addConnection';
+import { registerRemoveConnection } from './removeConnection';
+import { registerSignInOut } from './signInOut';
+
+export function registerConnectionCommands(connections: Connections, log: Log): vscode.Disposable {
+  return vscode.Disposable.from(
+    registerAddConnection(connections, log),
+    registerSignInOut(connections, log),
+    registerRemoveConnection(connections, log),
+    registerCommand('firecrest.showLog', log, () => log.show()),
+  );
+}

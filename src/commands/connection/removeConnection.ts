@@ -1,0 +1,32 @@
+/** Remove Connection: after a modal confirmation, deletes the profile, its secret and its client. */
+import * as vscode from 'vscode';
+import type { Connections } from '../../common/connections';
+import type { Log } from '../../common/services';
+import { registerCommand } from '../register';
+import { pickProfile } from './pickProfile';
+
+export function registerRemoveConnection(connections: Connections, log: Log): vscode.Disposable {
+  return registerCommand('firecrest.removeConnection', log, async (arg?: unknown) => {
+    const name = await pickProfile(
+      connections,
+      arg,
+      () => true,
+      vscode.l10n.t('Remove which FirecREST connection?'),
+      vscode.l10n.t('There is no FirecREST connection to remove.'),
+    );
+    if (name === undefined) return false;
+    // Scripts and tests pass `{ name, confirmed: true }`; people always see the question.
+    const confirmed = !!arg && typeof arg === 'object' && (arg as { confirmed?: unknown }).confirmed === true;
+    if (!confirmed) {
+      const remove = vscode.l10n.t('Remove');
+      const answer = await vscode.window.showWarningMessage(
+        vscode.l10n.t('Remove the FirecREST connection "{0}" and forget its secret?', name),
+        { modal: true },
+        remove,
+      );
+      if (answer !== remove) return false;
+    }
+    await connections.remove(name);
+    return true;
+  });
+}

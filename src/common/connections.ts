@@ -1,0 +1,272 @@
+/**
+ * The ConnectionService: profiles from the settings, secrets in SecretStorage, and ONE client per
+ * profile, created lazily and single-flight, rebuilt when the profile changes and disposed on
+ * sign-out or removal. Validation (add, sign in) goes through a throw-away client so that nothing
+ * is saved unless a token was obtained and the systems could be listed.
+ */
+import * as vscode from 'vscode';
+import type { ClientEvents, ClientOptions, FirecrestClient } from '../core/client';
+import { UnauthorizedError } from '../core/errors';
+import type { ConnectionProfile, System } from '../core/model';
+import { Disposable } from './lifecycle';
+import type { SecretRegistry } from './log';
+import { deleteProfile, needsSecret, PROFILES_SETTING, readProfiles, saveProfile, secretKey } from './profiles';
+import type { ConnectionInfo, ConnectionService, ConnectionState, Log } from './services';
+
+export type ClientFactory = (options: ClientOptions, events?: ClientEvents) => Promise<FirecrestClient>;
+
+const SYSTEMS_TTL_MS = 30_000;
+
+interface Entry {
+  profile: ConnectionProfile;
+  hasSecret: boolean;
+  state: ConnectionState;
+  serverVersion?: string;
+  error?: string;
+  client?: Promise<FirecrestClient>;
+  systems?: { at: number; value: Promise<System[]> };
+}
+
+export interface Validation {
+  systems: System[];
+  serverVersion?: string;
+}
+
+export class Connections extends Disposable implements ConnectionService {
+  private readonly _onDidChange = this._register(new vscode.EventEmitter<void>());
+  readonly onDidChange = this._onDidChange.event;
+  private entries = new Map<string, Entry>();
+  /** Bumped on every reload so a connect that finishes after a change is discarded. */
+  private generation = 0;
+
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    private readonly log: Log,
+    private readonly secretRegistry: SecretRegistry,
+    private readonly createClient: ClientFactory,
+  ) {
+    super();
+    this._register(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(PROFILES_SETTING)) void this.reload();
+      }),
+    );
+    // Another window signing in or out changes the same secret store.
+    this._register(
+      this.secrets.onDidChange((e) => {
+        if (e.key.startsWith('firecrest.secret.')) void this.reload();
+      }),
+    );
+  }
+
+  get multiProfile(): boolean {
+    return this.entries.size > 1;
+  }
+
+  connections(): ConnectionInfo[] {
+    return [...this.entries.values()].map((e) => ({
+      profile: e.profile,
+      state: e.state,
+      ...(e.serverVersion ? { serverVersion: e.serverVersion } : {}),
+      ...(e.error ? { error: e.error } : {}),
+    }));
+  }
+
+  defaultProfileName(): string | undefined {
+    return this.entries.keys().next().value;
+  }
+
+  profile(name?: string): ConnectionProfile | undefined {
+    const n = name ?? this.defaultProfileName();
+    return n === undefined ? undefined : this.entries.get(n)?.profile;
+  }
+
+  isSignedIn(name: string): boolean {
+    return this.entries.get(name)?.hasSecret ?? false;
+  }
+
+  /** Re-reads profiles and secret presence; drops clients whose profile changed or lost its secret. */
+  async reload(): Promise<void> {
+    const gen = ++this.generation;
+    const profiles = readProfiles((why) => this.log.warn(why));
+    const next = new Map<string, Entry>();
+    for (const profile of profiles) {
+      const secret = needsSecret(profile) ? await this.secrets.get(secretKey(profile.name)) : undefined;
+      this.secretRegistry.add(secret);
+      const hasSecret = !needsSecret(profile) || !!secret;
+      const old = this.entries.get(profile.name);
+      if (old && old.hasSecret === hasSecret && sameProfile(old.profile, profile)) {
+        next.set(profile.name, old);
+      } else {
+        next.set(profile.name, { profile, hasSecret, state: hasSecret ? 'connecting' : 'signed-out' });
+      }
+    }
+    if (gen !== this.generation) return;
+    for (const [name, old] of this.entries) {
+      if (next.get(name) !== old) this.release(old);
+    }
+    this.entries = next;
+    this._onDidChange.fire();
+  }
+
+  client(profileName?: string): Promise<FirecrestClient> {
+    const entry = this.entry(profileName);
+    entry.client ??= this.connect(entry);
+    return entry.client;
+  }
+
+  async systems(profileName?: string, refresh = false): Promise<System[]> {
+    const entry = this.entry(profileName);
+    const cached = entry.systems;
+    if (!refresh && cached && Date.now() - cached.at < SYSTEMS_TTL_MS) return cached.value;
+    const value = this.client(entry.profile.name).then((c) => c.systems());
+    entry.systems = { at: Date.now(), value };
+    value.catch(() => {
+      if (entry.systems?.value === value) entry.systems = undefined;
+    });
+    return value;
+  }
+
+  /** Gets a token and lists systems with a throw-away client; throws a user-readable error otherwise. */
+  async validate(profile: ConnectionProfile, secret: string | undefined): Promise<Validation> {
+    this.secretRegistry.add(secret);
+    const client = await this.createClient(this.options(profile, secret), this.events(profile.name));
+    try {
+      const systems = await client.systems();
+      const serverVersion = await client.serverVersion().catch(() => undefined);
+      return { systems, serverVersion };
+    } finally {
+      await client.dispose();
+    }
+  }
+
+  /** Validates, then stores the secret and the profile. Nothing is stored when validation fails. */
+  async add(profile: ConnectionProfile, secret: string | undefined): Promise<Validation> {
+    const result = await this.validate(profile, secret);
+    await this.store(profile, secret);
+    this.log.info(`Connection "${profile.name}" saved (${result.systems.length} system(s)).`);
+    return result;
+  }
+
+  /** Stores without contacting the server (the one-shot bootstrap of `npm start`). */
+  async store(profile: ConnectionProfile, secret: string | undefined): Promise<void> {
+    if (secret !== undefined) await this.secrets.store(secretKey(profile.name), secret);
+    await saveProfile(profile);
+    await this.reload();
+  }
+
+  async signIn(name: string, secret: string): Promise<Validation> {
+    const profile = this.entry(name).profile;
+    const result = await this.validate(profile, secret);
+    await this.secrets.store(secretKey(name), secret);
+    await this.reload();
+    this.log.info(`Signed in to "${name}".`);
+    return result;
+  }
+
+  async signOut(name: string): Promise<void> {
+    const entry = this.entry(name);
+    this.secretRegistry.delete(await this.secrets.get(secretKey(name)));
+    await this.secrets.delete(secretKey(name));
+    this.release(entry);
+    await this.reload();
+    this.log.info(`Signed out of "${name}".`);
+  }
+
+  async remove(name: string): Promise<void> {
+    const entry = this.entry(name);
+    await this.secrets.delete(secretKey(name));
+    this.release(entry);
+    await deleteProfile(name);
+    await this.reload();
+    this.log.info(`Connection "${name}" removed.`);
+  }
+
+  override dispose(): void {
+    for (const e of this.entries.values()) this.release(e);
+    this.entries.clear();
+    super.dispose();
+  }
+
+  private entry(profileName?: string): Entry {
+    const name = profileName ?? this.defaultProfileName();
+    const entry = name === undefined ? undefined : this.entries.get(name);
+    if (!entry) {
+      throw new UnauthorizedError(
+        name === undefined
+          ? 'No FirecREST connection is configured: run "FirecREST: Add Connection…".'
+          : `There is no FirecREST connection named "${name}".`,
+      );
+    }
+    return entry;
+  }
+
+  private async connect(entry: Entry): Promise<FirecrestClient> {
+    const name = entry.profile.name;
+    try {
+      const secret = needsSecret(entry.profile) ? await this.secrets.get(secretKey(name)) : undefined;
+      if (needsSecret(entry.profile) && !secret) {
+        throw new UnauthorizedError(`You are signed out of "${name}": run "FirecREST: Sign In".`);
+      }
+      this.secretRegistry.add(secret);
+      this.setState(entry, 'connecting');
+      const client = await this.createClient(this.options(entry.profile, secret), this.events(name));
+      const serverVersion = await client.serverVersion().catch((e: unknown) => {
+        this.log.debug(`server version of "${name}" unknown: ${String(e)}`);
+        return undefined;
+      });
+      if (this.entries.get(name) !== entry) {
+        // Signed out, removed or changed while connecting: this client belongs to nobody.
+        await client.dispose();
+        throw new UnauthorizedError(`The connection "${name}" changed while connecting; try again.`);
+      }
+      entry.serverVersion = serverVersion;
+      this.setState(entry, 'connected');
+      this.log.info(`Connected to "${name}" (${client.apiVersion}${serverVersion ? `, server ${serverVersion}` : ''}).`);
+      return client;
+    } catch (e) {
+      entry.client = undefined;
+      const message = e instanceof Error ? e.message : String(e);
+      this.setState(entry, entry.hasSecret ? 'error' : 'signed-out', message);
+      throw e;
+    }
+  }
+
+  private release(entry: Entry): void {
+    const pending = entry.client;
+    entry.client = undefined;
+    entry.systems = undefined;
+    pending?.then((c) => c.dispose()).catch(() => undefined);
+  }
+
+  private setState(entry: Entry, state: ConnectionState, error?: string): void {
+    entry.state = state;
+    entry.error = error;
+    this._onDidChange.fire();
+  }
+
+  private options(profile: ConnectionProfile, secret: string | undefined): ClientOptions {
+    const viaToken = !profile.tokenUrl && !profile.tokenCommand;
+    return {
+      profile,
+      ...(viaToken ? { staticToken: secret } : { clientSecret: secret }),
+      logger: this.log.withTag(`client:${profile.name}`),
+      userAgent: `firecrest-vscode/${vscode.version}`,
+    };
+  }
+
+  private events(name: string): ClientEvents {
+    const log = this.log.withTag(`http:${name}`);
+    return {
+      onRequest: (e) =>
+        log.debug(`${e.method} ${e.route} -> ${e.status ?? 'no answer'} in ${Math.round(e.durationMs)} ms${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`),
+      onRetryWait: (e) =>
+        log.info(`${e.route}: ${e.reason === 'rate-limit' ? 'rate limited' : 'transient failure'}, retrying in ${Math.round(e.waitMs / 1000)} s (${e.attempt}/${e.maxAttempts})`),
+      onToken: (e) => log.debug(`new access token${e.expiresInSeconds ? ` (valid ${e.expiresInSeconds} s)` : ''}`),
+    };
+  }
+}
+
+function sameProfile(a: ConnectionProfile, b: ConnectionProfile): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

@@ -1,0 +1,55 @@
+/**
+ * The composition root: builds the shared objects in order and pushes each into
+ * context.subscriptions. No logic here, and nothing slow: the network is first touched when a view
+ * or command needs a client, or by the deferred first connect after activation.
+ */
+import * as vscode from 'vscode';
+import { registerConnectionCommands } from './commands/connection/index';
+import type { FirecrestExtensionApi } from './common/api';
+import { BOOTSTRAP_ENV, importBootstrap } from './common/bootstrap';
+import { createClientFactory } from './common/clientFactory';
+import { Connections } from './common/connections';
+import { ConnectionContextKeys } from './common/contextKeys';
+import { OutputLog } from './common/log';
+import type { ExtensionServices } from './common/services';
+import { ConnectionStatusBar } from './common/statusBar';
+
+export async function activate(context: vscode.ExtensionContext): Promise<FirecrestExtensionApi> {
+  const started = performance.now();
+  const { log, channel } = OutputLog.create();
+  context.subscriptions.push(channel);
+
+  const connections = new Connections(context.secrets, log.withTag('connections'), log.secrets, createClientFactory());
+  context.subscriptions.push(connections);
+  await connections.reload();
+
+  const statusBar = new ConnectionStatusBar(connections, 'firecrest.showLog');
+  context.subscriptions.push(statusBar, new ConnectionContextKeys(connections));
+  context.subscriptions.push(registerConnectionCommands(connections, log.withTag('commands')));
+
+  const services: ExtensionServices = { context, log, connections };
+  // Features: each registers itself with the shared services, one line each.
+  void services; // (until the first feature line below uses it)
+
+  const activationMs = performance.now() - started;
+  log.debug(`activated in ${activationMs.toFixed(1)} ms`);
+  const ready = startUp(connections, log);
+  return { connections, statusBarText: () => statusBar.text, activationMs, ready };
+}
+
+/** After activation: import the `npm start` bootstrap, then connect the signed-in profiles once. */
+async function startUp(connections: Connections, log: OutputLog): Promise<void> {
+  await new Promise((r) => setTimeout(r, 0));
+  try {
+    await importBootstrap(process.env[BOOTSTRAP_ENV], connections, log.withTag('bootstrap'));
+  } catch (e) {
+    log.warn(`bootstrap import failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  // Signed-in profiles show "connecting" until their first client exists; make that true now.
+  const pending = connections.connections().filter((c) => c.state === 'connecting');
+  await Promise.allSettled(pending.map((c) => connections.client(c.profile.name)));
+}
+
+export function deactivate(): void {
+  // Everything is in context.subscriptions; VS Code disposes it.
+}
