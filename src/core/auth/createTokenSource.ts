@@ -1,0 +1,24 @@
+/** Picks the token source a profile describes: client credentials, token command, or a static token. */
+import type { ClientEvents, ClientOptions } from '../client';
+import { UnauthorizedError } from '../errors';
+import type { Transport } from '../http/transport';
+import { clientCredentialsFetcher } from './clientCredentials';
+import { tokenCommandFetcher } from './tokenCommand';
+import { CachedTokenSource, StaticTokenSource, type TokenSource } from './tokenSource';
+
+/** Throws UnauthorizedError when the profile lacks what its token source needs (e.g. no secret). */
+export function createTokenSource(options: ClientOptions, transport: Transport, events: ClientEvents = {}): TokenSource {
+  const p = options.profile;
+  const timeoutMs = options.requestTimeoutMs ?? 30_000;
+  const onToken = (e: { expiresInSeconds?: number }) => events.onToken?.(e);
+  if (p.tokenCommand) return new CachedTokenSource(tokenCommandFetcher(p.tokenCommand, timeoutMs, onToken));
+  if (p.tokenUrl) {
+    if (!p.clientId) throw new UnauthorizedError(`Profile '${p.name}' has a token URL but no client id`);
+    if (!options.clientSecret) throw new UnauthorizedError(`No client secret for profile '${p.name}': sign in first`);
+    return new CachedTokenSource(
+      clientCredentialsFetcher(transport, { tokenUrl: p.tokenUrl, clientId: p.clientId, clientSecret: options.clientSecret, method: p.clientAuthMethod, timeoutMs, onToken }),
+    );
+  }
+  if (options.staticToken) return new StaticTokenSource(options.staticToken);
+  throw new UnauthorizedError(`Profile '${p.name}' has no token URL, token command or token`);
+}

@@ -1,0 +1,71 @@
+/**
+ * The one way to get a client: HTTP layer + token source + the adapter of the profile's API
+ * generation. A v1 adapter slots into ADAPTERS without any caller changing.
+ */
+import type { FirecrestApi } from './api';
+import { createTokenSource } from './auth/createTokenSource';
+import type { ClientEvents, ClientOptions, FirecrestClient } from './client';
+import { NotSupportedError } from './errors';
+import { ApiHttp } from './http/apiHttp';
+import { Transport } from './http/transport';
+import { silentLogger } from './logger';
+import type { ApiVersion, ConnectionProfile } from './model';
+import { detectApiVersion } from './probe';
+import { V2Api } from './v2/v2Api';
+
+type Adapter = (http: ApiHttp) => FirecrestApi;
+
+/** API generation → implementation; v1 arrives in a later issue. */
+const ADAPTERS: Record<ApiVersion, Adapter | undefined> = {
+  v2: (http) => new V2Api(http),
+  v1: undefined,
+};
+
+function adapterFor(version: ApiVersion, profile: ConnectionProfile): Adapter {
+  const a = ADAPTERS[version];
+  if (!a) throw new NotSupportedError(`FirecREST API ${version} is not supported yet (profile '${profile.name}' at ${profile.url}); use the deployment's API v2 URL`);
+  return a;
+}
+
+/** The API object with the client's own members on top; every API method stays the adapter's. */
+function asClient(api: FirecrestApi, profile: ConnectionProfile, transport: Transport): FirecrestClient {
+  const client = Object.create(api) as FirecrestClient;
+  Object.defineProperties(client, {
+    profile: { value: profile, enumerable: true },
+    dispose: { value: () => transport.close() },
+  });
+  return client;
+}
+
+/**
+ * Creates the authenticated client of a profile. An explicit `v2` profile does no network I/O here;
+ * `auto` probes the server once. Rejects with NotSupportedError for API v1 (not implemented yet),
+ * UnauthorizedError when the profile's credentials are missing or refused.
+ */
+export async function createClient(options: ClientOptions, events: ClientEvents = {}): Promise<FirecrestClient> {
+  const profile = options.profile;
+  if (profile.apiVersion !== 'auto') adapterFor(profile.apiVersion, profile);
+  const transport = new Transport({
+    logger: options.logger ?? silentLogger,
+    events,
+    caFile: profile.caFile,
+    insecureSkipTlsVerify: profile.insecureSkipTlsVerify,
+    userAgent: options.userAgent,
+    secrets: () => [options.clientSecret, options.staticToken],
+  });
+  try {
+    const tokens = createTokenSource(options, transport, events);
+    const http = new ApiHttp(transport, tokens, {
+      baseUrl: profile.url,
+      requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
+      maxRateLimitRetries: options.maxRateLimitRetries ?? 5,
+      maxRetryWaitMs: options.maxRetryWaitMs ?? 60_000,
+      events,
+    });
+    const version = profile.apiVersion === 'auto' ? await detectApiVersion(http) : profile.apiVersion;
+    return asClient(adapterFor(version, profile)(http), profile, transport);
+  } catch (e) {
+    await transport.close();
+    throw e;
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * FirecREST requests: base URL + route template, bearer token, the 401 refresh-once rule, 429
+ * back-off shared per origin, bounded retries of transient failures, and the mapping of every
+ * unexpected answer to a typed error.
+ */
+import type { FormData } from 'undici';
+import type { CallOptions } from '../api';
+import type { TokenSource } from '../auth/tokenSource';
+import type { ClientEvents } from '../client';
+import { RateLimitedError, UnauthorizedError } from '../errors';
+import { errorFromResponse } from './errorMapping';
+import { RateGate } from './rateGate';
+import { backoffMs, rateLimitWaitSeconds } from './retryAfter';
+import { sleep } from './sleep';
+import { NetworkError, type HttpMethod, type Transport, type TransportResponse } from './transport';
+
+export type QueryValue = string | number | boolean | undefined;
+
+export interface ApiRequest {
+  method: HttpMethod;
+  /** Path template below the base URL, e.g. `/filesystem/{system}/ops/ls`. */
+  route: string;
+  /** Values of the `{name}` placeholders (URL-encoded here). */
+  params?: Record<string, string>;
+  /** Sent in the given order; `undefined` values are left out, empty strings are sent. */
+  query?: Record<string, QueryValue>;
+  json?: unknown;
+  /** Multipart body; a factory because a retried request needs a fresh body. */
+  form?: () => FormData;
+  /** Statuses that mean success; any other one becomes a typed error. */
+  expect: number[];
+  call?: CallOptions;
+}
+
+export interface ApiHttpOptions {
+  baseUrl: string;
+  requestTimeoutMs: number;
+  maxRateLimitRetries: number;
+  maxRetryWaitMs: number;
+  /** Retries of connect errors and 5xx on idempotent calls (default 2). */
+  maxTransientRetries?: number;
+  events?: ClientEvents;
+}
+
+/** The authenticated request layer one client uses for all its FirecREST calls. */
+export class ApiHttp {
+  private readonly gate = new RateGate();
+  private readonly base: string;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly tokens: TokenSource,
+    private readonly opts: ApiHttpOptions,
+  ) {
+    this.base = opts.baseUrl.replace(/\/+$/, '');
+  }
+
+  /** `GET /filesystem/{system}/ops/ls`: the label logs and errors use. */
+  static label(method: string, route: string): string {
+    return `${method} ${route}`;
+  }
+
+  private url(req: ApiRequest): URL {
+    const path = req.route.replace(/\{(\w+)\}/g, (_m, name: string) => {
+      const v = req.params?.[name];
+      if (v === undefined) throw new Error(`missing route parameter ${name} for ${req.route}`);
+      return encodeURIComponent(v);
+    });
+    const url = new URL(this.base + path);
+    for (const [k, v] of Object.entries(req.query ?? {})) if (v !== undefined) url.searchParams.append(k, String(v));
+    return url;
+  }
+
+  /** Sends `req` until it succeeds or fails for good; resolves only with an expected status. */
+  async request(req: ApiRequest): Promise<TransportResponse> {
+    const route = ApiHttp.label(req.method, req.route);
+    const url = this.url(req);
+    const signal = req.call?.signal;
+    const idempotent = req.method === 'GET';
+    const maxTransient = this.opts.maxTransientRetries ?? 2;
+    let rateRetries = 0;
+    let transientRetries = 0;
+    let rejected: string | undefined;
+    let refreshed = false;
+    for (let attempt = 1; ; attempt++) {
+      await this.gate.wait(signal);
+      const token = await this.tokens.token({ rejected, signal });
+      const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
+      let body: string | FormData | undefined;
+      if (req.json !== undefined) {
+        headers['content-type'] = 'application/json';
+        body = JSON.stringify(req.json);
+      } else if (req.form) {
+        body = req.form();
+      }
+      let res: TransportResponse;
+      try {
+        res = await this.transport.send({ method: req.method, url, route, headers, body, signal, timeoutMs: req.call?.timeoutMs ?? this.opts.requestTimeoutMs, attempt });
+      } catch (e) {
+        if (e instanceof NetworkError && (e.notSent || idempotent) && transientRetries < maxTransient) {
+          await this.transientWait(route, transientRetries++, maxTransient, signal);
+          continue;
+        }
+        throw e;
+      }
+      if (req.expect.includes(res.status)) return res;
+      if (res.status === 401 && !refreshed && this.tokens.canRefresh) {
+        refreshed = true;
+        rejected = token;
+        continue;
+      }
+      if (res.status === 429) {
+        const askedSeconds = rateLimitWaitSeconds(res.headers);
+        const waitMs = askedSeconds !== undefined ? askedSeconds * 1000 : backoffMs(rateRetries, 1000, this.opts.maxRetryWaitMs);
+        if (rateRetries >= this.opts.maxRateLimitRetries || waitMs > this.opts.maxRetryWaitMs) {
+          const why = rateRetries >= this.opts.maxRateLimitRetries ? `after ${rateRetries} retries` : `the server asked for ${Math.ceil(waitMs / 1000)} s, more than the ${Math.round(this.opts.maxRetryWaitMs / 1000)} s allowed`;
+          throw new RateLimitedError(`Rate limited on ${route} (${why})`, { status: 429, route, retryAfterSeconds: askedSeconds ?? Math.ceil(waitMs / 1000) });
+        }
+        rateRetries++;
+        this.opts.events?.onRetryWait?.({ route, reason: 'rate-limit', waitMs, attempt: rateRetries, maxAttempts: this.opts.maxRateLimitRetries });
+        this.gate.block(waitMs);
+        continue;
+      }
+      if (idempotent && res.status >= 500 && res.status !== 501 && transientRetries < maxTransient) {
+        await this.transientWait(route, transientRetries++, maxTransient, signal);
+        continue;
+      }
+      const err = errorFromResponse({ status: res.status, route, headers: res.headers, body: res.body });
+      if (res.status === 401 && !this.tokens.canRefresh) throw new UnauthorizedError(`${err.message} (the static token was refused)`, { status: 401, route, user: err.user });
+      throw err;
+    }
+  }
+
+  private async transientWait(route: string, retry: number, max: number, signal?: AbortSignal): Promise<void> {
+    const waitMs = backoffMs(retry, 250, 4000);
+    this.opts.events?.onRetryWait?.({ route, reason: 'transient', waitMs, attempt: retry + 1, maxAttempts: max });
+    await sleep(waitMs, signal);
+  }
+
+  /** Parses a JSON answer; MalformedResponseError handling is the caller's (it knows the schema). */
+  static text(res: TransportResponse): string {
+    return Buffer.from(res.body).toString('utf8');
+  }
+}

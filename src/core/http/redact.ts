@@ -1,0 +1,27 @@
+/**
+ * The ONE place where secrets are scrubbed from text before it is logged or put into an error
+ * message: bearer/basic credentials, `client_secret=...` style pairs, JWT-looking strings, and any
+ * literal secret the caller knows about (the client secret, the current token).
+ */
+
+const RULES: [RegExp, string][] = [
+  // `Authorization: Bearer abc`, `Bearer abc`, `Basic Zm9v...`
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]+=*/gi, '$1 [REDACTED]'],
+  // key=value, key: value, "key": "value" for keys that name a secret
+  [/\b(client_secret|access_token|refresh_token|id_token|password|secret|token|authorization|auth-token)(["']?\s*[=:]\s*["']?)[^&\s"',}]+/gi, '$1$2[REDACTED]'],
+  // three base64url segments starting with a JSON header: a JWT
+  [/\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '[REDACTED-JWT]'],
+];
+
+/**
+ * Returns `text` with credentials replaced by `[REDACTED]`. `secrets` are literal values to scrub as
+ * well (values shorter than 4 characters are ignored: they would mangle ordinary words).
+ */
+export function redact(text: string, secrets: readonly (string | undefined)[] = []): string {
+  let out = text;
+  for (const s of secrets) {
+    if (s && s.length >= 4) out = out.split(s).join('[REDACTED]');
+  }
+  for (const [re, by] of RULES) out = out.replace(re, by);
+  return out;
+}

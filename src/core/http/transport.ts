@@ -1,0 +1,123 @@
+/**
+ * Raw HTTP exchanges: one keep-alive undici Pool per origin, per-request timeouts, caller
+ * cancellation, TLS options of the profile, and the one debug line per request. Knows nothing
+ * about tokens or FirecREST error bodies (that is `ApiHttp`).
+ */
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
+import { Pool, type FormData } from 'undici';
+import { CancelledError, TimeoutError, UnavailableError } from '../errors';
+import type { ClientEvents } from '../client';
+import type { Logger } from '../logger';
+import { redact } from './redact';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface TransportRequest {
+  method: HttpMethod;
+  url: URL;
+  /** `GET /filesystem/{system}/ops/ls`: what logs and errors show instead of the URL. */
+  route: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array | FormData;
+  signal?: AbortSignal;
+  timeoutMs: number;
+  /** 1-based attempt number, for the log and the events. */
+  attempt?: number;
+}
+
+export interface TransportResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Uint8Array;
+}
+
+/** A network failure; `notSent` is true when nothing can have reached the server (safe to retry). */
+export class NetworkError extends UnavailableError {
+  constructor(message: string, readonly notSent: boolean, cause: unknown, route: string) {
+    super(message, { cause, route });
+  }
+}
+
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
+
+export interface TransportOptions {
+  logger: Logger;
+  events?: ClientEvents;
+  caFile?: string;
+  insecureSkipTlsVerify?: boolean;
+  userAgent?: string;
+  /** Literal secrets the log must never show (the client secret). */
+  secrets?: () => (string | undefined)[];
+}
+
+/** Owns the connection pools of one client; `close()` ends them all. */
+export class Transport {
+  private readonly pools = new Map<string, Pool>();
+  private ca?: string[];
+  private closed = false;
+
+  constructor(private readonly opts: TransportOptions) {
+    if (opts.caFile) this.ca = [...rootCertificates, readFileSync(opts.caFile, 'utf8')];
+    if (opts.insecureSkipTlsVerify) opts.logger.warn('TLS certificate verification is OFF for this connection profile (insecureSkipTlsVerify)');
+  }
+
+  private pool(origin: string): Pool {
+    if (this.closed) throw new UnavailableError('The client was disposed');
+    let p = this.pools.get(origin);
+    if (!p) {
+      const connect = origin.startsWith('https:') ? { ca: this.ca, rejectUnauthorized: !this.opts.insecureSkipTlsVerify } : undefined;
+      p = new Pool(origin, { connections: 16, keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0, connect });
+      this.pools.set(origin, p);
+    }
+    return p;
+  }
+
+  /** One exchange. Rejects with CancelledError, TimeoutError or NetworkError; any status resolves. */
+  async send(req: TransportRequest): Promise<TransportResponse> {
+    if (req.signal?.aborted) throw new CancelledError('Cancelled', { route: req.route });
+    const started = performance.now();
+    const timer = new AbortController();
+    const t = setTimeout(() => timer.abort(), req.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, timer.signal]) : timer.signal;
+    const headers: Record<string, string> = { 'user-agent': this.opts.userAgent ?? 'firecrest-vscode', ...req.headers };
+    let status: number | undefined;
+    try {
+      const res = await this.pool(req.url.origin).request({
+        method: req.method,
+        path: `${req.url.pathname}${req.url.search}`,
+        headers,
+        body: req.body,
+        signal,
+      });
+      status = res.statusCode;
+      const body = new Uint8Array(await res.body.arrayBuffer());
+      return { status: res.statusCode, headers: res.headers, body };
+    } catch (e) {
+      if (req.signal?.aborted) throw new CancelledError('Cancelled', { route: req.route, cause: e });
+      if (timer.signal.aborted) throw new TimeoutError(`No answer within ${req.timeoutMs} ms on ${req.route}`, { route: req.route, status, cause: e });
+      throw this.networkError(e, req);
+    } finally {
+      clearTimeout(t);
+      const durationMs = Math.round(performance.now() - started);
+      this.opts.logger.debug(`${req.route} ${status ?? 'failed'} ${durationMs}ms${(req.attempt ?? 1) > 1 ? ` (attempt ${req.attempt})` : ''}`);
+      this.opts.events?.onRequest?.({ method: req.method, route: req.route, status, durationMs, attempt: req.attempt ?? 1 });
+    }
+  }
+
+  private networkError(e: unknown, req: TransportRequest): NetworkError {
+    const err = e as { code?: string; message?: string; cause?: { code?: string } };
+    const code = err.code ?? err.cause?.code ?? '';
+    const what = redact(err.message ?? String(e), this.opts.secrets?.() ?? []);
+    return new NetworkError(`Cannot reach ${req.url.origin} (${req.route}): ${code ? `${code} ` : ''}${what}`, NOT_SENT_CODES.has(code), e, req.route);
+  }
+
+  /** Closes every pool. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((p) => p.close().catch(() => undefined)));
+  }
+}

@@ -1,0 +1,138 @@
+/** Pure translations of validated v2 wire objects into the domain model. */
+import { classifyState, isFinalState } from '../jobState';
+import type { FileEntry, FileKind, Health, HealthStatus, Job, Partition, ServiceHealth, System } from '../model';
+import type { FileWire, JobWire, PartitionWire, SystemWire } from './wire';
+
+/** pyfirecrest's fixed limit for direct (non-staged) transfers. */
+export const DIRECT_TRANSFER_LIMIT = 1024 * 1024;
+/** The server's default `max_ops_file_size`. */
+const DEFAULT_MAX_OPS_FILE_SIZE = 5 * 1024 * 1024;
+
+const KINDS: Record<string, FileKind> = { '-': 'file', d: 'directory', l: 'symlink' };
+
+/** `lastModified` has no zone; the server's local time is read as UTC. Unparsable → 0. */
+export function parseLastModified(s: string): number {
+  const zoned = /([zZ]|[+-]\d\d:?\d\d)$/.test(s) ? s : `${s}Z`;
+  const t = Date.parse(zoned);
+  return Number.isNaN(t) ? 0 : t;
+}
+
+/** One `ls` entry (or the single entry chmod/chown/mkdir/symlink answer with). */
+export function toFileEntry(f: FileWire): FileEntry {
+  const size = typeof f.size === 'number' ? f.size : Number.parseInt(f.size, 10);
+  return {
+    name: f.name,
+    kind: KINDS[f.type] ?? 'other',
+    size: Number.isFinite(size) ? size : 0,
+    mtime: parseLastModified(f.lastModified),
+    permissions: f.permissions,
+    owner: f.user,
+    group: f.group,
+    linkTarget: f.linkTarget ?? undefined,
+  };
+}
+
+function positive(n: number | null | undefined): number | undefined {
+  return typeof n === 'number' && n > 0 ? n : undefined;
+}
+
+/** A v2 job record; state lists are joined with `,` as the official client does. */
+export function toJob(j: JobWire): Job {
+  const state = Array.isArray(j.status.state) ? j.status.state.join(',') : j.status.state;
+  const exitCode = j.status.exitCode ?? undefined;
+  const t = j.time ?? {};
+  return {
+    id: j.jobId,
+    name: j.name ?? '',
+    state,
+    stateClass: classifyState(state, exitCode),
+    isFinal: isFinalState(state),
+    reason: j.status.stateReason && j.status.stateReason !== 'None' ? j.status.stateReason : undefined,
+    exitCode,
+    signal: j.status.interruptSignal ?? undefined,
+    startTime: positive(t.start),
+    endTime: positive(t.end),
+    elapsedSeconds: t.elapsed ?? undefined,
+    timeLimitSeconds: positive(t.limit),
+    partition: j.partition ?? undefined,
+    account: j.account ?? undefined,
+    user: j.user ?? undefined,
+    group: j.group ?? undefined,
+    nodes: j.nodes || undefined,
+    nodeCount: j.allocationNodes ?? undefined,
+    cluster: j.cluster ?? undefined,
+    workingDirectory: j.workingDirectory ?? undefined,
+    priority: j.priority ?? undefined,
+  };
+}
+
+/**
+ * Health from `servicesHealth`: nothing reported → unknown; all healthy → ok; ssh down or every
+ * service down → down; otherwise degraded.
+ */
+export function toHealth(s: SystemWire): Health {
+  const services: ServiceHealth[] = (s.servicesHealth ?? []).map((h) => ({
+    service: h.serviceType,
+    healthy: h.healthy === true,
+    message: h.message ?? undefined,
+    path: h.path ?? undefined,
+    latencySeconds: h.latency ?? undefined,
+    lastChecked: h.lastChecked ? new Date(h.lastChecked) : undefined,
+  }));
+  let status: HealthStatus = 'unknown';
+  if (services.length) {
+    const bad = services.filter((x) => !x.healthy);
+    if (bad.length === 0) status = 'ok';
+    else if (bad.length === services.length || bad.some((x) => x.service === 'ssh')) status = 'down';
+    else status = 'degraded';
+  }
+  return { status, services, lastChecked: s.lastHealthCheck ? new Date(s.lastHealthCheck) : undefined };
+}
+
+/** Names of the failing services, e.g. `filesystem /scratch`, for a degraded system's tooltip. */
+export function failingServices(h: Health): string[] {
+  return h.services.filter((x) => !x.healthy).map((x) => (x.path ? `${x.service} ${x.path}` : x.service));
+}
+
+export function toSystem(s: SystemWire): System {
+  const maxOps = s.dataOperation?.max_ops_file_size ?? DEFAULT_MAX_OPS_FILE_SIZE;
+  return {
+    name: s.name,
+    health: toHealth(s),
+    fileSystems: (s.fileSystems ?? []).map((f) => ({ path: f.path, dataType: f.dataType, defaultWorkDir: f.defaultWorkDir === true })),
+    maxDirectTransferSize: Math.min(DIRECT_TRANSFER_LIMIT, maxOps),
+    transferMethod: s.dataOperation?.data_transfer?.serviceType ?? undefined,
+    schedulerType: s.scheduler?.type ?? undefined,
+    schedulerVersion: s.scheduler?.version ?? undefined,
+  };
+}
+
+/**
+ * Seconds from a Slurm time limit: a number is seconds; `UNLIMITED`/`INFINITE` → Infinity;
+ * `[D-]HH:MM:SS`, `MM:SS` or plain minutes as Slurm prints them.
+ */
+export function parseTimeLimit(v: number | string | null | undefined): number | undefined {
+  if (v === null || v === undefined || v === '') return undefined;
+  if (typeof v === 'number') return v;
+  const s = v.trim().toUpperCase();
+  if (s === 'UNLIMITED' || s === 'INFINITE') return Infinity;
+  const m = /^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$/.exec(s);
+  if (!m) return undefined;
+  const [, d, a, b, c] = m;
+  const days = Number(d ?? 0) * 86400;
+  if (c !== undefined) return days + Number(a) * 3600 + Number(b) * 60 + Number(c);
+  if (b !== undefined) return d ? days + Number(a) * 3600 + Number(b) * 60 : Number(a) * 60 + Number(b);
+  return d ? days + Number(a) * 3600 : Number(a) * 60;
+}
+
+export function toPartition(p: PartitionWire): Partition {
+  const state = Array.isArray(p.partition) ? p.partition.join(',') : p.partition ?? '';
+  return {
+    name: p.name,
+    state: state.toUpperCase(),
+    cpus: p.cpus ?? undefined,
+    totalNodes: p.totalNodes ?? undefined,
+    isDefault: p.isDefault ?? p.default ?? undefined,
+    maxTimeSeconds: parseTimeLimit(p.maxTimeSeconds ?? p.maxTime ?? p.timeLimit),
+  };
+}

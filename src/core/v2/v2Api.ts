@@ -1,0 +1,132 @@
+/** `FirecrestApi` over API v2: the routers of §3 plus the official client's blocking behaviours. */
+import type {
+  AccountingQuery,
+  CallOptions,
+  Capabilities,
+  CompressOptions,
+  FirecrestApi,
+  HeadTailOptions,
+  JobListOptions,
+  ListOptions,
+  MoveCopyOptions,
+  WaitOptions,
+} from '../api';
+import { ServerError, TimeoutError } from '../errors';
+import type { ApiHttp } from '../http/apiHttp';
+import type { Checksum, ComputeNode, FileContent, FileEntry, FileStat, Job, JobMetadata, JobSubmission, Partition, Reservation, System, TransferJob, UserInfo } from '../model';
+import { ComputeRoutes } from './compute';
+import { OpsRoutes } from './ops';
+import { StatusRoutes } from './status';
+import { TransferRoutes } from './transfer';
+import { JobWaiter } from './wait';
+
+/** The ops command hit the server's per-command timeout: the job-backed route takes over (§4.3). */
+function isRemoteTimeout(e: unknown, alsoExit124: boolean): boolean {
+  if (e instanceof TimeoutError && e.status === 408) return true;
+  return alsoExit124 && e instanceof ServerError && e.status === 500 && e.message.includes('exit status:124');
+}
+
+/** One v2 connection. Construct with the client's ApiHttp. */
+export class V2Api implements FirecrestApi {
+  readonly apiVersion = 'v2' as const;
+  readonly capabilities: Capabilities = { attach: true, directRename: false, reservationsManagement: false, tasks: false, jobScriptPath: true, submitOverrides: true };
+  private readonly status: StatusRoutes;
+  private readonly ops: OpsRoutes;
+  private readonly transfer: TransferRoutes;
+  private readonly compute: ComputeRoutes;
+  private readonly waiter: JobWaiter;
+
+  constructor(http: ApiHttp) {
+    this.status = new StatusRoutes(http);
+    this.ops = new OpsRoutes(http);
+    this.transfer = new TransferRoutes(http);
+    this.compute = new ComputeRoutes(http);
+    this.waiter = new JobWaiter(this.compute, this.ops);
+  }
+
+  serverVersion(o?: CallOptions): Promise<string | undefined> { return this.status.serverVersion(o); }
+  systems(o?: CallOptions): Promise<System[]> { return this.status.systems(o); }
+  partitions(system: string, o?: CallOptions): Promise<Partition[]> { return this.status.partitions(system, o); }
+  nodes(system: string, o?: CallOptions): Promise<ComputeNode[]> { return this.status.nodes(system, o); }
+  reservations(system: string, o?: CallOptions): Promise<Reservation[]> { return this.status.reservations(system, o); }
+  userInfo(system: string, o?: CallOptions): Promise<UserInfo> { return this.status.userInfo(system, o); }
+
+  list(system: string, path: string, o?: ListOptions): Promise<FileEntry[]> { return this.ops.list(system, path, o); }
+  stat(system: string, path: string, o?: CallOptions & { dereference?: boolean }): Promise<FileStat> { return this.ops.stat(system, path, o); }
+  head(system: string, path: string, o?: HeadTailOptions): Promise<FileContent> { return this.ops.head(system, path, o); }
+  tail(system: string, path: string, o?: HeadTailOptions): Promise<FileContent> { return this.ops.tail(system, path, o); }
+  view(system: string, path: string, o?: CallOptions & { offset?: number; size?: number }): Promise<string> { return this.ops.view(system, path, o); }
+  checksum(system: string, path: string, o?: CallOptions): Promise<Checksum> { return this.ops.checksum(system, path, o); }
+  fileType(system: string, path: string, o?: CallOptions): Promise<string> { return this.ops.fileType(system, path, o); }
+  chmod(system: string, path: string, mode: string, o?: CallOptions): Promise<FileEntry | undefined> { return this.ops.chmod(system, path, mode, o); }
+  chown(system: string, path: string, owner: string, group: string, o?: CallOptions): Promise<FileEntry | undefined> { return this.ops.chown(system, path, owner, group, o); }
+  mkdir(system: string, path: string, o?: CallOptions & { parents?: boolean }): Promise<void> { return this.ops.mkdir(system, path, o); }
+  symlink(system: string, target: string, linkPath: string, o?: CallOptions): Promise<void> { return this.ops.symlink(system, target, linkPath, o); }
+  downloadSmall(system: string, path: string, o?: CallOptions): Promise<Uint8Array> { return this.ops.download(system, path, o); }
+  uploadSmall(system: string, directory: string, fileName: string, data: Uint8Array, o?: CallOptions): Promise<void> { return this.ops.upload(system, directory, fileName, data, o); }
+
+  async remove(system: string, path: string, o: WaitOptions & { account?: string } = {}): Promise<void> {
+    try {
+      await this.ops.rm(system, path, o);
+    } catch (e) {
+      if (!isRemoteTimeout(e, true)) throw e;
+      await this.waiter.waitForTransferJob(await this.transfer.rm(system, path, o), o);
+    }
+  }
+
+  private async finish(job: TransferJob, o: MoveCopyOptions): Promise<TransferJob> {
+    if (o.wait !== false) await this.waiter.waitForTransferJob(job, o);
+    return job;
+  }
+
+  async move(system: string, source: string, target: string, o: MoveCopyOptions = {}): Promise<TransferJob | undefined> {
+    return this.finish(await this.transfer.mv(system, source, target, o), o);
+  }
+
+  async copy(system: string, source: string, target: string, o: MoveCopyOptions = {}): Promise<TransferJob | undefined> {
+    return this.finish(await this.transfer.cp(system, source, target, o), o);
+  }
+
+  /** Direct compress; on the server's 408 the job-backed route (undefined result = done directly). */
+  async compress(system: string, source: string, target: string, o: CompressOptions = {}): Promise<TransferJob | undefined> {
+    try {
+      await this.ops.compress(system, source, target, o);
+      return undefined;
+    } catch (e) {
+      if (!isRemoteTimeout(e, false)) throw e;
+      return this.finish(await this.transfer.compress(system, source, target, o), o);
+    }
+  }
+
+  async extract(system: string, source: string, targetDir: string, o: CompressOptions = {}): Promise<TransferJob | undefined> {
+    try {
+      await this.ops.extract(system, source, targetDir, o);
+      return undefined;
+    } catch (e) {
+      if (!isRemoteTimeout(e, false)) throw e;
+      return this.finish(await this.transfer.extract(system, source, targetDir, o), o);
+    }
+  }
+
+  submitJob(system: string, job: JobSubmission, o?: CallOptions): Promise<string> { return this.compute.submit(system, job, o); }
+  jobs(system: string, o?: JobListOptions): Promise<Job[]> { return this.compute.jobs(system, o); }
+  job(system: string, jobId: string, o?: CallOptions): Promise<Job> { return this.compute.job(system, jobId, o); }
+  jobMetadata(system: string, jobId: string, o?: CallOptions): Promise<JobMetadata> { return this.compute.metadata(system, jobId, o); }
+  cancelJob(system: string, jobId: string, o?: CallOptions): Promise<void> { return this.compute.cancel(system, jobId, o); }
+  attachToJob(system: string, jobId: string, command: string, o?: CallOptions): Promise<void> { return this.compute.attach(system, jobId, command, o); }
+  waitForJob(system: string, jobId: string, o?: WaitOptions): Promise<Job> { return this.waiter.waitForJob(system, jobId, o); }
+  waitForTransferJob(job: TransferJob, o?: WaitOptions): Promise<void> { return this.waiter.waitForTransferJob(job, o); }
+
+  /** v2 has no accounting route: the widest job listing, filtered here by ids and time range. */
+  async accounting(system: string, q: AccountingQuery): Promise<Job[]> {
+    const jobs = await this.compute.jobs(system, { allUsers: q.allUsers, account: q.account, name: q.name, timeWindow: '7d', signal: q.signal, timeoutMs: q.timeoutMs });
+    const now = Date.now() / 1000;
+    const ids = q.jobIds?.length ? new Set(q.jobIds) : undefined;
+    return jobs.filter(
+      (j) =>
+        (!ids || ids.has(j.id)) &&
+        (q.startTime === undefined || (j.endTime ?? now) >= q.startTime) &&
+        (q.endTime === undefined || (j.startTime ?? j.submitTime ?? now) <= q.endTime),
+    );
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Waiting for jobs the way the official v2 client does (§4.3): poll with growing sleeps, tolerate
+ * "Job not found" for a new job, cancel on overall timeout; then, for transfer jobs, read the log.
+ */
+import type { WaitOptions } from '../api';
+import { NotFoundError, ServerError, TimeoutError, TooLargeError } from '../errors';
+import { sleep } from '../http/sleep';
+import type { Job, TransferJob } from '../model';
+import type { ComputeRoutes } from './compute';
+import type { OpsRoutes } from './ops';
+
+/** Sleeps in seconds: 0.2, 0.5, 1, 2, 4, ... doubling while below 60 (then 64, 64, ...). */
+export function* pollSleeps(): Generator<number, never> {
+  yield 0.2;
+  yield 0.5;
+  let s = 1;
+  for (;;) {
+    yield s;
+    if (s < 60) s *= 2;
+  }
+}
+
+const SUCCESS_MARKERS = ['Files were successfully', 'File was successfully', 'Multipart file upload successfully completed'];
+
+function isJobNotFound(e: unknown): boolean {
+  return e instanceof NotFoundError && /job\b.*not found/i.test(e.message);
+}
+
+/** Job waiting and transfer-job verification for one connection. */
+export class JobWaiter {
+  constructor(
+    private readonly compute: ComputeRoutes,
+    private readonly ops: OpsRoutes,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async waitForJob(system: string, jobId: string, o: WaitOptions = {}): Promise<Job> {
+    const started = this.now();
+    const notFoundMs = o.notFoundTimeoutMs ?? 20_000;
+    const sleeps = pollSleeps();
+    for (;;) {
+      try {
+        const job = await this.compute.job(system, jobId, { signal: o.signal, timeoutMs: o.timeoutMs });
+        o.onProgress?.({ phase: job.state, message: `Job ${jobId} is ${job.state}` });
+        if (job.isFinal) return job;
+      } catch (e) {
+        if (!isJobNotFound(e) || this.now() - started > notFoundMs) throw e;
+        o.onProgress?.({ phase: 'PENDING', message: `Job ${jobId} is not known to the scheduler yet` });
+      }
+      const nextMs = sleeps.next().value * 1000;
+      if (o.overallTimeoutMs !== undefined && this.now() - started + nextMs > o.overallTimeoutMs) {
+        await this.compute.cancel(system, jobId).catch(() => undefined);
+        throw new TimeoutError(`Job ${jobId} did not finish within ${Math.round(o.overallTimeoutMs / 1000)} s; it was cancelled`);
+      }
+      await sleep(nextMs, o.signal);
+    }
+  }
+
+  /** Waits for the job, then checks its output log; ServerError (with the error log's head) when it failed. */
+  async waitForTransferJob(t: TransferJob, o: WaitOptions = {}): Promise<void> {
+    const job = await this.waitForJob(t.system, t.jobId, o);
+    const call = { signal: o.signal, timeoutMs: o.timeoutMs };
+    if (!t.outputLog) {
+      if (job.stateClass === 'completed') return;
+      throw new ServerError(`Transfer job ${t.jobId} ended ${job.state}`);
+    }
+    let log: string;
+    try {
+      log = await this.ops.view(t.system, t.outputLog, call);
+    } catch (e) {
+      if (e instanceof NotFoundError) throw new ServerError(`Transfer job ${t.jobId} never ran (state ${job.state}): its log ${t.outputLog} does not exist`, { cause: e });
+      if (!(e instanceof TooLargeError)) throw e;
+      log = (await this.ops.tail(t.system, t.outputLog, { ...call, bytes: 65536 })).content;
+    }
+    if (SUCCESS_MARKERS.some((m) => log.includes(m))) return;
+    let errHead = '';
+    if (t.errorLog) {
+      errHead = await this.ops
+        .head(t.system, t.errorLog, { ...call, bytes: 2000 })
+        .then((c) => c.content.trim())
+        .catch(() => '');
+    }
+    throw new ServerError(`Transfer job ${t.jobId} failed (state ${job.state})${errHead ? `: ${errHead}` : ''}`, { causedBy: errHead ? [errHead] : undefined });
+  }
+}
