@@ -22,3 +22,16 @@ export function validationError(location: 'body' | 'query' | 'path', name: strin
     data: { fields: [{ location, name, message }] },
   });
 }
+
+/** The v2 error body; every key present, unused ones null (§3.1.4). */
+export interface V2ErrorBody {
+  errorType: 'error' | 'validation';
+  message: string;
+  causedBy: string[] | null;
+  data: unknown;
+  user: string | null;
+}
+
+export function v2ErrorBody(message: string, extra: ApiError['extra'] = {}, user: string | null = null): V2ErrorBody {
+  return { errorType: extra.errorType ?? 'error', message, causedBy: extra.causedBy ?? null, data: extra.data ?? null, user };
+}

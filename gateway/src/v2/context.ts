@@ -53,3 +53,10 @@ export function ctx(req: FastifyRequest): { user: UnixUser; system: SystemRuntim
   if (!req.f7tUser || !req.f7tSystem) throw new Error('route used without auth/system hooks');
   return { user: req.f7tUser, system: req.f7tSystem };
 }
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Route answers without a bearer token (only `GET /status/liveness/`). */
+    public?: boolean;
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The gateway-only admin API under `/_admin` (bearer = the admin token of the JSON line): fault
+ * switches, run-time settings and request statistics. Never subject to faults or path lower-casing.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { Faults } from './faults';
+import type { Stats } from './http/stats';
+import type { GatewaySettings } from './v2/context';
+
+export interface AdminDeps {
+  adminToken: string;
+  faults: Faults;
+  stats: Stats;
+  runtime: { tokenLifetimeSeconds: number };
+  v2: { settings: GatewaySettings };
+}
+
+const SETTINGS = ['tokenLifetimeSeconds', 'maxOpsFileSize', 'commandTimeoutSeconds'] as const;
+
+function sameToken(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
+  const { faults, stats, runtime } = deps;
+  const settings = deps.v2.settings;
+  const current = (): Record<string, number> => ({
+    tokenLifetimeSeconds: runtime.tokenLifetimeSeconds,
+    maxOpsFileSize: settings.maxOpsFileSize,
+    commandTimeoutSeconds: settings.commandTimeoutSeconds,
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    const header = req.headers.authorization ?? '';
+    const token = header.replace(/^bearer\s+/i, '');
+    if (token === header || !sameToken(token, deps.adminToken)) {
+      return reply.code(401).header('WWW-Authenticate', 'Bearer').send({ error: 'admin token required' });
+    }
+    return undefined;
+  });
+
+  app.get('/faults', async () => faults.get());
+  app.put('/faults', async (req, reply) => {
+    try {
+      faults.set(req.body ?? {});
+      return faults.get();
+    } catch (e) {
+      return reply.code(400).send({ error: e instanceof Error ? e.message : String(e) });
+    }
+  });
+  app.delete('/faults', async (_req, reply) => {
+    faults.set({});
+    return reply.code(204).send();
+  });
+
+  app.get('/settings', async () => current());
+  app.put('/settings', async (req, reply) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    for (const [k, v] of Object.entries(body)) {
+      if (!(SETTINGS as readonly string[]).includes(k)) return reply.code(400).send({ error: `unknown setting "${k}" (known: ${SETTINGS.join(', ')})` });
+      if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) return reply.code(400).send({ error: `${k} must be a positive integer` });
+    }
+    const n = body as Partial<Record<(typeof SETTINGS)[number], number>>;
+    if (n.tokenLifetimeSeconds !== undefined) runtime.tokenLifetimeSeconds = n.tokenLifetimeSeconds;
+    if (n.maxOpsFileSize !== undefined) settings.maxOpsFileSize = n.maxOpsFileSize;
+    if (n.commandTimeoutSeconds !== undefined) settings.commandTimeoutSeconds = n.commandTimeoutSeconds;
+    return current();
+  });
+
+  app.get('/stats', async () => stats.snapshot());
+  app.post('/stats/reset', async (_req, reply) => {
+    stats.reset();
+    return reply.code(204).send();
+  });
+}

@@ -1,0 +1,116 @@
+/**
+ * Token issuing and checking. One RS256 key pair per state dir (so tokens survive a restart of the
+ * same state dir), loaded once at start; verification answers exactly as the v2 server does (§1.3).
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type * as JoseModule from 'jose' with { 'resolution-mode': 'import' };
+import { ApiError } from './http/errors';
+
+/** Tokens with fewer seconds left are refused (the v2 server's default `min_token_ttl`). */
+export const MIN_TOKEN_TTL = 30;
+
+type Key = JoseModule.CryptoKey | JoseModule.KeyObject;
+/** jose is ESM-only; this project compiles to CommonJS, so it is loaded once with a dynamic import. */
+type Jose = typeof JoseModule;
+
+interface StoredKeys {
+  kid: string;
+  privateJwk: JoseModule.JWK;
+  publicJwk: JoseModule.JWK;
+}
+
+export interface IssuedToken {
+  token: string;
+  expiresIn: number;
+}
+
+export class TokenService {
+  /** Verified tokens -> username and expiry, so a busy client does not pay an RSA check per call. */
+  private readonly cache = new Map<string, { username: string; exp: number | undefined }>();
+
+  private constructor(
+    private readonly jose: Jose,
+    readonly kid: string,
+    private readonly privateKey: Key,
+    private readonly publicKey: Key,
+    readonly issuer: string,
+  ) {}
+
+  /** Loads the key pair from `stateDir/jwt-keys.json`, creating it (mode 600) the first time. */
+  static async load(stateDir: string, issuer: string): Promise<TokenService> {
+    const jose = await import('jose');
+    const { exportJWK, generateKeyPair, importJWK } = jose;
+    const file = join(stateDir, 'jwt-keys.json');
+    let stored: StoredKeys;
+    if (existsSync(file)) {
+      stored = JSON.parse(readFileSync(file, 'utf8')) as StoredKeys;
+    } else {
+      const pair = await generateKeyPair('RS256', { extractable: true });
+      stored = { kid: randomUUID(), privateJwk: await exportJWK(pair.privateKey), publicJwk: await exportJWK(pair.publicKey) };
+      writeFileSync(file, JSON.stringify(stored), { mode: 0o600 });
+    }
+    const priv = await importJWK(stored.privateJwk, 'RS256');
+    const pub = await importJWK(stored.publicJwk, 'RS256');
+    if (priv instanceof Uint8Array || pub instanceof Uint8Array) throw new Error(`${file}: not an RSA key pair`);
+    return new TokenService(jose, stored.kid, priv, pub, issuer);
+  }
+
+  /** Signs a service-account token (no `email` claim) for `username` issued to `clientId`. */
+  async issue(username: string, clientId: string, lifetimeSeconds: number): Promise<IssuedToken> {
+    const now = Math.floor(Date.now() / 1000);
+    const token = await new this.jose.SignJWT({ preferred_username: username, azp: clientId, client_id: clientId, scope: 'firecrest', typ: 'Bearer' })
+      .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: this.kid })
+      .setIssuedAt(now)
+      .setExpirationTime(now + lifetimeSeconds)
+      .setIssuer(this.issuer)
+      .setSubject(clientId)
+      .setJti(randomUUID())
+      .sign(this.privateKey);
+    return { token, expiresIn: lifetimeSeconds };
+  }
+
+  /**
+   * Checks a bearer token and returns its username, or throws the ApiError the v2 server answers with.
+   * The failing token is echoed in an `auth-token` header, as the real server does.
+   */
+  async verify(token: string): Promise<string> {
+    const now = Date.now() / 1000;
+    let entry = this.cache.get(token);
+    if (!entry) {
+      entry = await this.verifySignature(token);
+      if (this.cache.size > 5000) this.cache.clear();
+      this.cache.set(token, entry);
+    }
+    const fail = (message: string): ApiError => new ApiError(401, message, { headers: { 'auth-token': token } });
+    if (entry.exp !== undefined) {
+      if (entry.exp <= now) {
+        this.cache.delete(token);
+        throw fail('Access token expired');
+      }
+      if (entry.exp - now < MIN_TOKEN_TTL) throw fail(`Access token expires too soon (less than ${MIN_TOKEN_TTL}s remaining).`);
+    }
+    if (!entry.username) throw new ApiError(400, "Authentication token 'preferred_username' claim is missing");
+    return entry.username;
+  }
+
+  private async verifySignature(token: string): Promise<{ username: string; exp: number | undefined }> {
+    const fail = (message: string): ApiError => new ApiError(401, message, { headers: { 'auth-token': token } });
+    let kid: string | undefined;
+    try {
+      kid = this.jose.decodeProtectedHeader(token).kid;
+    } catch {
+      throw fail('Access token is invalid.');
+    }
+    if (kid !== undefined && kid !== this.kid) throw fail("Token's public key not found.");
+    try {
+      const { payload } = await this.jose.jwtVerify(token, this.publicKey, { algorithms: ['RS256'] });
+      const username = typeof payload.preferred_username === 'string' ? payload.preferred_username : '';
+      return { username, exp: payload.exp };
+    } catch (e) {
+      if (e instanceof this.jose.errors.JWTExpired) throw fail('Access token expired');
+      throw fail('Access token is invalid.');
+    }
+  }
+}

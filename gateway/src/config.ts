@@ -1,0 +1,88 @@
+/**
+ * Gateway configuration: a JSON file (`--config FILE`), every key optional. The format is documented
+ * in gateway/README.md; defaults are chosen so that `node dist/gateway.js` alone gives a usable
+ * cluster named `localcluster` with the users alice and bob.
+ */
+import { readFileSync } from 'node:fs';
+import type { FaultConfig } from './faults';
+import type { FileSystemConfig } from './v2/context';
+
+export interface SystemConfig {
+  name: string;
+  /** Defaults: `/home` (users, default work dir) and, when root, `/scratch` (scratch). */
+  fileSystems?: FileSystemConfig[];
+  /** Defaults to `["#SBATCH --partition=xfer"]` when the scheduler has an `xfer` partition. */
+  transferDirectives?: string[];
+}
+
+export interface ClientConfig {
+  clientId: string;
+  /** The unix user the client acts as (ignored when not root: every client is the current user). */
+  user: string;
+  /** Fixed secret; when absent a random one is generated once and kept in the state dir. */
+  clientSecret?: string;
+}
+
+export interface GatewayConfig {
+  systems: SystemConfig[];
+  clients: ClientConfig[];
+  tokenLifetimeSeconds: number;
+  maxOpsFileSize: number;
+  commandTimeoutSeconds: number;
+  appVersion: string;
+  /** Seconds between background health probes (`probing.intervalCheck`). */
+  healthIntervalSeconds: number;
+  local: {
+    partitions: { name: string; isDefault: boolean; maxTimeSeconds: number | null }[];
+    reservations: { name: string; startTime: number; endTime: number; users: string[]; flags: string[] }[];
+  };
+  faults: FaultConfig;
+}
+
+const HOUR = 3600;
+const DAY = 24 * HOUR;
+
+/** The built-in defaults (reservation times are relative to `now`, epoch seconds). */
+export function defaultConfig(now = Math.floor(Date.now() / 1000)): GatewayConfig {
+  return {
+    systems: [{ name: 'localcluster' }],
+    clients: [
+      { clientId: 'alice-client', user: 'alice' },
+      { clientId: 'bob-client', user: 'bob' },
+    ],
+    tokenLifetimeSeconds: 300,
+    maxOpsFileSize: 5242880,
+    commandTimeoutSeconds: 5,
+    appVersion: '2.5.6',
+    healthIntervalSeconds: 120,
+    local: {
+      partitions: [
+        { name: 'debug', isDefault: true, maxTimeSeconds: HOUR },
+        { name: 'long', isDefault: false, maxTimeSeconds: 2 * DAY },
+        { name: 'xfer', isDefault: false, maxTimeSeconds: DAY },
+      ],
+      reservations: [
+        { name: 'maint', startTime: now + 3 * DAY, endTime: now + 3 * DAY + 4 * HOUR, users: ['root'], flags: ['MAINT'] },
+      ],
+    },
+    faults: {},
+  };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Reads `file` (if given) over the defaults; top-level keys replace, `local` merges per key. */
+export function loadConfig(file?: string): GatewayConfig {
+  const base = defaultConfig();
+  if (!file) return base;
+  const raw: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  if (!isObject(raw)) throw new Error(`${file}: the configuration must be a JSON object`);
+  const merged = { ...base, ...raw };
+  merged.local = { ...base.local, ...(isObject(raw.local) ? raw.local : {}) };
+  if (!Array.isArray(merged.systems) || merged.systems.length === 0) throw new Error(`${file}: "systems" must be a non-empty array`);
+  if (!Array.isArray(merged.clients) || merged.clients.length === 0) throw new Error(`${file}: "clients" must be a non-empty array`);
+  for (const s of merged.systems) s.name = s.name.toLowerCase();
+  return merged;
+}

@@ -1,0 +1,37 @@
+/**
+ * Request and connection counters for `GET /_admin/stats`: benchmarks and tests use them to check
+ * how many calls a feature costs ("opening a folder costs exactly 1 request").
+ */
+export interface StatsSnapshot {
+  requests: number;
+  /** `METHOD /route/{param}` -> count; unmatched requests under `METHOD <unmatched>`. */
+  byRoute: Record<string, number>;
+  connections: number;
+}
+
+export class Stats {
+  private requests = 0;
+  private connections = 0;
+  private byRoute = new Map<string, number>();
+
+  /** `template` is Fastify's route url (`/v2/status/:system/nodes`), or undefined when unmatched. */
+  countRequest(method: string, template: string | undefined): void {
+    this.requests++;
+    const key = `${method} ${template === undefined ? '<unmatched>' : template.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
+    this.byRoute.set(key, (this.byRoute.get(key) ?? 0) + 1);
+  }
+
+  countConnection(): void {
+    this.connections++;
+  }
+
+  snapshot(): StatsSnapshot {
+    return { requests: this.requests, byRoute: Object.fromEntries(this.byRoute), connections: this.connections };
+  }
+
+  reset(): void {
+    this.requests = 0;
+    this.connections = 0;
+    this.byRoute = new Map();
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * The gateway's command line:
+ *   node dist/gateway.js [--host 127.0.0.1] [--port 0] [--scheduler auto|slurm|local]
+ *                        [--state-dir DIR] [--config FILE] [--verbose]
+ * Once listening it prints ONE JSON line on stdout (URLs, credentials, admin token); everything
+ * else goes to stderr. SIGTERM/SIGINT close the server and stop the schedulers.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { TokenService } from './auth';
+import { loadConfig, type GatewayConfig } from './config';
+import { Faults } from './faults';
+import { HealthChecker } from './http/health';
+import { Stats } from './http/stats';
+import { createScheduler, type SchedulerKind } from './scheduler/index';
+import type { Scheduler } from './scheduler/types';
+import { buildServer } from './server';
+import { ensureUserDirs, isRoot, setupUsers, type UserTable } from './setup';
+import type { UnixUser } from './users';
+import type { FileSystemConfig, GatewaySettings, SystemRuntime } from './v2/context';
+
+interface Args {
+  host: string;
+  port: number;
+  scheduler: SchedulerKind;
+  stateDir: string;
+  config?: string;
+  verbose: boolean;
+}
+
+const USAGE = 'usage: gateway [--host 127.0.0.1] [--port 0] [--scheduler auto|slurm|local] [--state-dir DIR] [--config FILE] [--verbose]';
+
+function parseArgs(argv: string[]): Args {
+  const args: Args = { host: '127.0.0.1', port: 0, scheduler: 'auto', stateDir: resolve('.state/gateway'), verbose: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value\n${USAGE}`);
+      return v;
+    };
+    if (a === '--host') args.host = value();
+    else if (a === '--port') args.port = Number(value());
+    else if (a === '--scheduler') {
+      const s = value();
+      if (s !== 'auto' && s !== 'slurm' && s !== 'local') throw new Error(`--scheduler must be auto, slurm or local\n${USAGE}`);
+      args.scheduler = s;
+    } else if (a === '--state-dir') args.stateDir = resolve(value());
+    else if (a === '--config') args.config = resolve(value());
+    else if (a === '--verbose') args.verbose = true;
+    else if (a === '--help' || a === '-h') {
+      console.error(USAGE);
+      process.exit(0);
+    } else throw new Error(`unknown argument ${a}\n${USAGE}`);
+  }
+  if (!Number.isInteger(args.port) || args.port < 0 || args.port > 65535) throw new Error(`--port must be 0..65535\n${USAGE}`);
+  return args;
+}
+
+function defaultFileSystems(users: UserTable): FileSystemConfig[] {
+  const fs: FileSystemConfig[] = [{ path: '/home', dataType: 'users', defaultWorkDir: true }];
+  if (isRoot) {
+    ensureUserDirs('/scratch', users.users.values());
+    fs.push({ path: '/scratch', dataType: 'scratch', defaultWorkDir: false });
+  }
+  return fs;
+}
+
+async function startSystems(config: GatewayConfig, args: Args, users: UserTable, probeUser: UnixUser): Promise<Map<string, SystemRuntime>> {
+  const systems = new Map<string, SystemRuntime>();
+  for (const sc of config.systems) {
+    const stateDir = join(args.stateDir, 'scheduler', sc.name);
+    mkdirSync(stateDir, { recursive: true });
+    const scheduler: Scheduler = await createScheduler(args.scheduler, {
+      cluster: sc.name,
+      stateDir,
+      partitions: config.local.partitions,
+      reservations: config.local.reservations,
+    });
+    try {
+      await scheduler.start();
+    } catch (e) {
+      // Keep serving: the health check then reports the scheduler as unhealthy, as a real site would.
+      console.error(`[gateway] scheduler for ${sc.name} failed to start: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    let directives = sc.transferDirectives;
+    if (!directives) {
+      const parts = await scheduler.partitions(probeUser).catch(() => []);
+      directives = parts.some((p) => p.name === 'xfer') ? ['#SBATCH --partition=xfer'] : [];
+    }
+    systems.set(sc.name, { name: sc.name, scheduler, fileSystems: sc.fileSystems ?? defaultFileSystems(users), transferDirectives: directives });
+  }
+  return systems;
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const config = loadConfig(args.config);
+  mkdirSync(args.stateDir, { recursive: true, mode: 0o700 });
+  const users = setupUsers(config.clients, args.stateDir, (m) => console.error(m));
+  const first = users.clients[0];
+  const probeUser = first && users.users.get(first.user);
+  if (!first || !probeUser) throw new Error('no clients configured');
+  const systems = await startSystems(config, args, users, probeUser);
+
+  const settings: GatewaySettings = {
+    maxOpsFileSize: config.maxOpsFileSize,
+    commandTimeoutSeconds: config.commandTimeoutSeconds,
+    appVersion: config.appVersion,
+    origin: '',
+    stateDir: args.stateDir,
+  };
+  const health = new HealthChecker(systems, probeUser, config.healthIntervalSeconds);
+  const adminToken = randomBytes(24).toString('base64url');
+  const app = await buildServer({
+    v2: { settings, systems },
+    health,
+    users,
+    tokens: await TokenService.load(args.stateDir, 'firecrest-gateway'),
+    faults: new Faults(config.faults),
+    stats: new Stats(),
+    adminToken,
+    runtime: { tokenLifetimeSeconds: config.tokenLifetimeSeconds },
+    verbose: args.verbose,
+  });
+  await app.listen({ host: args.host, port: args.port });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : args.port;
+  const host = args.host.includes(':') ? `[${args.host}]` : args.host;
+  const origin = `http://${host}:${port}`;
+  settings.origin = origin;
+  health.start();
+
+  let stopping = false;
+  const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    health.stop();
+    await app.close().catch(() => undefined);
+    await Promise.all([...systems.values()].map((s) => s.scheduler.stop().catch(() => undefined)));
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop());
+  process.on('SIGINT', () => void stop());
+
+  const kind = [...systems.values()][0]?.scheduler.kind ?? 'local';
+  process.stdout.write(`${JSON.stringify({
+    v2: `${origin}/v2`,
+    tokenUrl: `${origin}/auth/token`,
+    clientId: first.clientId,
+    clientSecret: first.clientSecret,
+    systems: [...systems.keys()],
+    user: first.user,
+    scheduler: kind,
+    stateDir: args.stateDir,
+    admin: `${origin}/_admin`,
+    adminToken,
+    clients: users.clients,
+  })}\n`);
+}
+
+main().catch((e: unknown) => {
+  console.error(`[gateway] ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(1);
+});

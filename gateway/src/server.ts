@@ -1,0 +1,142 @@
+/**
+ * Builds the gateway's HTTP server: the token endpoint, the admin API and the v2 API with its
+ * cross-cutting behaviour (path lower-casing, F7T headers, bearer auth, system lookup, error body,
+ * 404/405, fault switches, request statistics).
+ */
+import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { adminRoutes } from './admin';
+import type { TokenService } from './auth';
+import { tokenRoute } from './auth-route';
+import type { Faults } from './faults';
+import { ApiError, v2ErrorBody } from './http/errors';
+import type { HealthChecker } from './http/health';
+import { RouteIndex } from './http/route-index';
+import type { Stats } from './http/stats';
+import { v2ErrorHandler, v2NotFound } from './http/v2-handlers';
+import type { UserTable } from './setup';
+import { computeRoutes } from './v2/compute';
+import type { V2Deps } from './v2/context';
+import { opsRoutes } from './v2/ops';
+import { statusRoutes } from './v2/status';
+import { transferRoutes } from './v2/transfer';
+
+export interface ServerDeps {
+  v2: V2Deps;
+  health: HealthChecker;
+  users: UserTable;
+  tokens: TokenService;
+  faults: Faults;
+  stats: Stats;
+  adminToken: string;
+  /** Mutable at run time through `PUT /_admin/settings`. */
+  runtime: { tokenLifetimeSeconds: number };
+  /** Log one line per request on stderr (never headers or bodies). */
+  verbose: boolean;
+}
+
+/** The API prefixes fault switches apply to (not the token endpoint, not /_admin). */
+const FAULTY = /^\/(v1|v2|s3)(\/|$)/;
+
+/** The v2 server lower-cases the whole path before routing; the query stays untouched. */
+function lowerCaseV2(req: { url?: string }): string {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const lower = path.toLowerCase();
+  if (lower === '/v2' || lower.startsWith('/v2/')) return q < 0 ? lower : lower + url.slice(q);
+  return url;
+}
+
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
+const dropAfter = new WeakSet<FastifyRequest>();
+
+async function applyFaults(faults: Faults, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
+  const subject = `${req.method} ${pathOf(req.url)}`;
+  if (faults.hit('dropBefore', subject)) {
+    reply.hijack();
+    req.raw.socket.destroy();
+    return reply;
+  }
+  if (faults.hit('latency', subject)) await new Promise((r) => setTimeout(r, faults.latencyMs()));
+  if (faults.hit('rateLimit', subject)) {
+    const after = faults.retryAfterSeconds();
+    return reply.code(429).header('Retry-After', String(after)).send(v2ErrorBody(`Too Many Requests: retry after ${after} s`));
+  }
+  if (faults.hit('error', subject)) {
+    const { status, message } = faults.errorStatus();
+    return reply.code(status).send(v2ErrorBody(message));
+  }
+  if (faults.hit('dropAfter', subject)) dropAfter.add(req);
+  return undefined;
+}
+
+function v2Api(deps: ServerDeps, index: RouteIndex) {
+  const { tokens, users, v2 } = deps;
+  return async (api: FastifyInstance): Promise<void> => {
+    api.setErrorHandler(v2ErrorHandler);
+    api.setNotFoundHandler(v2NotFound(index));
+    api.addHook('onRequest', async (req) => {
+      if (req.is404 || req.routeOptions.config?.public) return;
+      const header = req.headers.authorization;
+      if (!header || !/^bearer\s+/i.test(header)) throw new ApiError(401, 'Not authenticated', { headers: { 'WWW-Authenticate': 'Bearer' } });
+      const token = header.replace(/^bearer\s+/i, '').trim();
+      const username = await tokens.verify(token);
+      const user = users.users.get(username);
+      if (!user) throw new ApiError(401, 'Access token is invalid.');
+      req.f7tUser = user;
+      const system = (req.params as { system?: string } | undefined)?.system;
+      if (system !== undefined) {
+        const runtime = v2.systems.get(system);
+        if (!runtime) throw new ApiError(404, 'System not found');
+        req.f7tSystem = runtime;
+      }
+    });
+    await api.register(async (i) => statusRoutes(i, { ...v2, health: deps.health }), { prefix: '/status' });
+    await api.register(async (i) => computeRoutes(i, v2), { prefix: '/compute/:system/jobs' });
+    await api.register(async (i) => opsRoutes(i, v2), { prefix: '/filesystem/:system/ops' });
+    await api.register(async (i) => transferRoutes(i, v2), { prefix: '/filesystem/:system/transfer' });
+  };
+}
+
+export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
+  const index = new RouteIndex();
+  const app = Fastify({ logger: false, rewriteUrl: lowerCaseV2, forceCloseConnections: true, return503OnClosing: false });
+  app.addHook('onRoute', (route) => index.add(route));
+  app.server.on('connection', () => deps.stats.countConnection());
+
+  await app.register(formbody);
+  // Global so the ops upload route can read its `file` part; +1 lets it detect "too large" itself.
+  await app.register(multipart, { limits: { fileSize: deps.v2.settings.maxOpsFileSize + 1 } });
+
+  app.addHook('onRequest', async (req, reply) => {
+    const admin = req.url.startsWith('/_admin');
+    if (!admin) deps.stats.countRequest(req.method, req.routeOptions.url);
+    if (deps.verbose) (req as { f7tStart?: number }).f7tStart = performance.now();
+    if (!admin && deps.faults.active && FAULTY.test(req.url)) return applyFaults(deps.faults, req, reply);
+    return undefined;
+  });
+  app.addHook('onSend', async (req, reply, payload) => {
+    reply.header('F7T-AppVersion', deps.v2.settings.appVersion);
+    reply.header('F7T-Timestamp', String(Date.now() / 1000));
+    if (dropAfter.has(req)) req.raw.socket.destroy();
+    return payload;
+  });
+  if (deps.verbose) {
+    app.addHook('onResponse', async (req, reply) => {
+      const started = (req as { f7tStart?: number }).f7tStart ?? performance.now();
+      console.error(`[gateway] ${req.method} ${pathOf(req.url)} ${reply.statusCode} ${(performance.now() - started).toFixed(1)} ms`);
+    });
+  }
+  app.setNotFoundHandler((_req, reply) => reply.code(404).send(v2ErrorBody('Not Found')));
+
+  await app.register(async (i) => tokenRoute(i, { tokens: deps.tokens, clients: deps.users.clients, lifetimeSeconds: () => deps.runtime.tokenLifetimeSeconds }));
+  await app.register(async (i) => adminRoutes(i, deps), { prefix: '/_admin' });
+  await app.register(v2Api(deps, index), { prefix: '/v2' });
+  return app;
+}

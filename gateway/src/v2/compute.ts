@@ -1,0 +1,167 @@
+/** v2 compute routes (§3.3): submit, list, get, metadata, cancel, attach. */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError, validationError } from '../http/errors';
+import { queryBool, queryString } from '../http/query';
+import { SchedulerError, type JobRecord, type JobSpec } from '../scheduler/types';
+import { ctx, type V2Deps } from './context';
+
+const TIME_WINDOWS: Record<string, number> = { '1h': 3600, '8h': 8 * 3600, '24h': 24 * 3600, '3d': 3 * 86400, '7d': 7 * 86400 };
+const DEFAULT_ENV = { F7T_version: 'v2.0.0' };
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The body is `{"job": JobDescription}`; pydantic reports problems under the first-level field `job`. */
+function jobError(message: string): ApiError {
+  return validationError('body', 'job', message);
+}
+
+/** An optional string field under any of its accepted spellings; `nullable` = explicit null allowed. */
+function str(job: Record<string, unknown>, names: string[], nullable = true): string | undefined {
+  for (const n of names) {
+    if (!(n in job)) continue;
+    const v = job[n];
+    if (v === null && nullable) return undefined;
+    if (typeof v !== 'string') throw jobError(`${n}: Input should be a valid string`);
+    return v;
+  }
+  return undefined;
+}
+
+function parseEnv(job: Record<string, unknown>): Record<string, string> {
+  const raw = 'env' in job ? job.env : job.environment;
+  if (raw === undefined || raw === null) return { ...DEFAULT_ENV };
+  const env: Record<string, string> = {};
+  if (Array.isArray(raw)) {
+    for (const item of raw) {
+      if (typeof item !== 'string' || !item.includes('=')) throw jobError('env: Input should be a list of "KEY=VALUE" strings');
+      const i = item.indexOf('=');
+      env[item.slice(0, i)] = item.slice(i + 1);
+    }
+    return env;
+  }
+  if (!isObject(raw)) throw jobError('env: Input should be a valid dictionary or list');
+  for (const [k, v] of Object.entries(raw)) {
+    if (typeof v !== 'string') throw jobError(`env.${k}: Input should be a valid string`);
+    env[k] = v;
+  }
+  return env;
+}
+
+/** Reads a JobDescription with every alias of §3.3. */
+export function parseJobDescription(body: unknown): JobSpec {
+  if (!isObject(body) || !('job' in body)) throw jobError('Field required');
+  const job = body.job;
+  if (!isObject(job)) throw jobError('Input should be a valid dictionary or object');
+  const workingDirectory = str(job, ['workingDirectory', 'working_directory', 'current_working_directory'], false);
+  if (workingDirectory === undefined) throw jobError('workingDirectory: Field required');
+  const spec: JobSpec = { workingDirectory, env: parseEnv(job) };
+  const fields: [keyof JobSpec, string[], boolean][] = [
+    ['script', ['script'], false],
+    ['scriptPath', ['scriptPath', 'script_path'], false],
+    ['name', ['name'], true],
+    ['account', ['account'], true],
+    ['partition', ['partition'], true],
+    ['reservation', ['reservation'], true],
+    ['standardInput', ['standardInput', 'standard_input'], true],
+    ['standardOutput', ['standardOutput', 'standard_output'], true],
+    ['standardError', ['standardError', 'standard_error'], true],
+    ['constraints', ['constraints'], true],
+  ];
+  for (const [key, names, nullable] of fields) {
+    const v = str(job, names, nullable);
+    if (v !== undefined) (spec as unknown as Record<string, string>)[key] = v;
+  }
+  return spec;
+}
+
+/** The v2 Job object: the record minus the gateway-internal fields. */
+function toWire(j: JobRecord): Record<string, unknown> {
+  return {
+    jobId: j.jobId,
+    name: j.name,
+    status: j.status,
+    tasks: j.tasks,
+    time: j.time,
+    account: j.account,
+    allocationNodes: j.allocationNodes,
+    cluster: j.cluster,
+    group: j.group,
+    nodes: j.nodes,
+    partition: j.partition,
+    killRequestUser: j.killRequestUser,
+    user: j.user,
+    workingDirectory: j.workingDirectory,
+    priority: j.priority,
+  };
+}
+
+function jobId(req: FastifyRequest): string {
+  const id = (req.params as { jobId: string }).jobId;
+  if (!/^[a-zA-Z0-9]+$/.test(id)) throw validationError('path', 'jobId', "String should match pattern '^[a-zA-Z0-9]+$'");
+  return id;
+}
+
+export async function computeRoutes(app: FastifyInstance, deps: V2Deps): Promise<void> {
+  app.post('', async (req, reply) => {
+    const { user, system } = ctx(req);
+    const spec = parseJobDescription(req.body);
+    const id = await system.scheduler.submit(user, spec);
+    if (!id) throw new ApiError(500, 'Unable to submit new job');
+    return reply.code(201).send({ jobId: String(id) });
+  });
+
+  app.get('', async (req) => {
+    const { user, system } = ctx(req);
+    const allUsers = queryBool(req, 'allusers', false);
+    const account = queryString(req, 'account');
+    const name = queryString(req, 'name');
+    if (name !== undefined && name.length > 235) throw validationError('query', 'name', 'String should have at most 235 characters');
+    const window = queryString(req, 'time_window') ?? '24h';
+    const seconds = TIME_WINDOWS[window];
+    if (seconds === undefined) throw validationError('query', 'time_window', "Input should be '1h', '8h', '24h', '3d' or '7d'");
+    const jobs = await system.scheduler.list(user, {
+      allUsers,
+      account: account ? account : undefined,
+      name: name ? name : undefined,
+      finishedWithinSeconds: seconds,
+    });
+    return { jobs: jobs.map(toWire) };
+  });
+
+  app.get('/:jobId', async (req) => {
+    const { user, system } = ctx(req);
+    const job = await system.scheduler.get(user, jobId(req));
+    if (!job) throw new ApiError(404, 'Job not found.');
+    return { jobs: [toWire(job)] };
+  });
+
+  app.get('/:jobId/metadata', async (req) => {
+    const { user, system } = ctx(req);
+    const meta = await system.scheduler.metadata(user, jobId(req));
+    if (!meta) throw new ApiError(404, 'Job not found.');
+    return { jobs: [meta] };
+  });
+
+  app.delete('/:jobId', async (req, reply) => {
+    const { user, system } = ctx(req);
+    try {
+      await system.scheduler.cancel(user, jobId(req));
+    } catch (e) {
+      if (e instanceof SchedulerError && e.status === 404) throw new ApiError(404, 'Job not found');
+      throw e;
+    }
+    return reply.code(204).send();
+  });
+
+  app.put('/:jobId/attach', async (req, reply) => {
+    const { user, system } = ctx(req);
+    const id = jobId(req);
+    const body = req.body;
+    if (!isObject(body) || typeof body.command !== 'string') throw validationError('body', 'command', 'Field required');
+    const r = await system.scheduler.attach(user, id, body.command, deps.settings.commandTimeoutSeconds * 1000);
+    if (r.exitCode !== 0) throw new ApiError(500, `Remote process failed with exit status:${r.exitCode} and error message:${r.stderr}`);
+    return reply.code(204).send();
+  });
+}
