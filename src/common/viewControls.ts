@@ -1,0 +1,39 @@
+/**
+ * What the Systems and Jobs trees let commands do to them. The trees (src/views) implement these,
+ * the commands (src/commands) call them; src/extension.ts hands one to the other.
+ */
+import type * as vscode from 'vscode';
+import type { JobRef } from './jobRef';
+
+export interface JobsFilter {
+  account?: string;
+  /** Case-insensitive substring of the job name. */
+  name?: string;
+}
+
+export interface JobsViewControl {
+  refresh(): void;
+  readonly allUsers: boolean;
+  setAllUsers(on: boolean): void;
+  readonly filter: JobsFilter;
+  setFilter(filter: JobsFilter): void;
+  /** Marks a job as one to watch (fresh submission) and refreshes soon. */
+  track(ref: JobRef): void;
+  /** Shows the job in the tree (refreshes first when it is not there yet). */
+  reveal(ref: JobRef): Promise<void>;
+  /** Re-runs the failed load behind an error node. */
+  retry(node: unknown): void;
+  /** The nodes currently selected in the tree (for multi-select commands). */
+  selection(): readonly unknown[];
+  /** Test hook: the tree as plain data, loading every group. */
+  snapshot(): Promise<unknown>;
+  /** Fires after each refresh (tests wait on it). */
+  readonly onDidRefresh: vscode.Event<void>;
+}
+
+export interface SystemsViewControl {
+  refresh(): void;
+  retry(node: unknown): void;
+  /** Test hook: the tree as plain data, expanding every node. */
+  snapshot(): Promise<unknown>;
+}

@@ -1,0 +1,133 @@
+/**
+ * The words and icons of a job row. Pure functions (no `vscode`), so the 10,000-job benchmark and
+ * the tooltip share them with the tree.
+ */
+import type { Job } from '../../core/model';
+
+export type JobGroup = 'running' | 'pending' | 'finished';
+
+export function groupOf(job: Job): JobGroup {
+  if (job.isFinal) return 'finished';
+  if (job.stateClass === 'pending') return 'pending';
+  // Everything not final and not pending (RUNNING, COMPLETING, SUSPENDED...) is "in progress".
+  return 'running';
+}
+
+export const GROUP_LABEL: Record<JobGroup, string> = {
+  running: 'Running',
+  pending: 'Pending',
+  finished: 'Recently finished',
+};
+
+/** Slurm-like: `12:03`, `1:00:00`, `2-03:04:05`. */
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  const d = Math.floor(s / 86400);
+  const h = Math.floor((s % 86400) / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  const two = (n: number) => (n < 10 ? '0' + n : String(n));
+  if (d > 0) return `${d}-${two(h)}:${two(m)}:${two(sec)}`;
+  if (h > 0) return `${h}:${two(m)}:${two(sec)}`;
+  return `${m}:${two(sec)}`;
+}
+
+/** Elapsed seconds now: counted from the start time while running, so rows do not lag a poll. */
+export function elapsedOf(job: Job, nowSeconds: number): number | undefined {
+  if (!job.isFinal && job.startTime && job.startTime > 0 && job.stateClass === 'running') {
+    return Math.max(job.elapsedSeconds ?? 0, nowSeconds - job.startTime);
+  }
+  return job.elapsedSeconds;
+}
+
+export function describeJob(job: Job, nowSeconds: number): string {
+  switch (groupOf(job)) {
+    case 'running': {
+      const el = elapsedOf(job, nowSeconds);
+      const elapsed = el === undefined ? '?' : formatDuration(el);
+      const text = job.timeLimitSeconds ? `${elapsed} / ${formatDuration(job.timeLimitSeconds)}` : elapsed;
+      return job.stateClass === 'running' && baseState(job) === 'RUNNING' ? text : `${text} · ${baseState(job)}`;
+    }
+    case 'pending':
+      return job.reason && job.reason !== 'None' ? job.reason : 'pending';
+    case 'finished': {
+      const state = baseState(job);
+      if (job.exitCode === undefined) return state;
+      return job.signal ? `${state} · exit ${job.exitCode} (signal ${job.signal})` : `${state} · exit ${job.exitCode}`;
+    }
+  }
+}
+
+/** `CANCELLED by 1001` -> `CANCELLED`. */
+export function baseState(job: Job): string {
+  const i = job.state.indexOf(' ');
+  return i > 0 ? job.state.slice(0, i) : job.state;
+}
+
+export interface IconSpec {
+  id: string;
+  color?: string;
+}
+
+export function iconOf(job: Job): IconSpec {
+  switch (job.stateClass) {
+    case 'running':
+      return { id: 'play-circle', color: 'charts.green' };
+    case 'pending':
+      return { id: 'clock', color: 'charts.yellow' };
+    case 'completed':
+      return { id: 'pass', color: 'testing.iconPassed' };
+    case 'failed':
+      return { id: 'error', color: 'testing.iconFailed' };
+    case 'cancelled':
+      return { id: 'circle-slash', color: 'disabledForeground' };
+    default:
+      return { id: job.isFinal ? 'question' : 'loading~spin' };
+  }
+}
+
+/** How a finished job ended, in one sentence (notifications, the follower's last line). */
+export function endingOf(job: Job): string {
+  const state = baseState(job);
+  const code = job.exitCode !== undefined ? ` with exit code ${job.exitCode}` : '';
+  const sig = job.signal ? ` (signal ${job.signal})` : '';
+  return `${state.toLowerCase()}${code}${sig}`;
+}
+
+const escapeCell = (s: string) => s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+
+function when(epoch?: number): string | undefined {
+  return epoch && epoch > 0 ? new Date(epoch * 1000).toLocaleString() : undefined;
+}
+
+/** Every field of the record as a Markdown table (the row tooltip and the details document). */
+export function jobMarkdownTable(job: Job, system: string): string {
+  const rows: [string, string | number | undefined][] = [
+    ['Job', job.id],
+    ['Name', job.name],
+    ['System', system],
+    ['State', job.state],
+    ['Reason', job.reason],
+    ['Exit code', job.exitCode],
+    ['Signal', job.signal],
+    ['User', job.user],
+    ['Group', job.group],
+    ['Account', job.account],
+    ['Partition', job.partition],
+    ['Nodes', job.nodes],
+    ['Node count', job.nodeCount],
+    ['Cluster', job.cluster],
+    ['Priority', job.priority],
+    ['Submitted', when(job.submitTime)],
+    ['Started', when(job.startTime)],
+    ['Ended', when(job.endTime)],
+    ['Elapsed', job.elapsedSeconds === undefined ? undefined : formatDuration(job.elapsedSeconds)],
+    ['Time limit', job.timeLimitSeconds === undefined ? undefined : formatDuration(job.timeLimitSeconds)],
+    ['Working directory', job.workingDirectory],
+    ['Output', job.stdoutPath],
+    ['Error', job.stderrPath],
+  ];
+  const lines = ['| Field | Value |', '|---|---|'];
+  for (const [k, v] of rows) if (v !== undefined && v !== '') lines.push(`| ${k} | ${escapeCell(String(v))} |`);
+  return lines.join('\n');
+}

@@ -1,0 +1,187 @@
+/**
+ * The data behind the Jobs view: per connection and system, the listing last fetched, grouped by
+ * state once per fetch (so expanding a group of 10,000 jobs costs one array walk, no sorting).
+ * It also remembers which of the user's jobs were seen active, to say when one finishes.
+ */
+import * as vscode from 'vscode';
+import { RateLimitedError, UnauthorizedError } from '../../core/errors';
+import type { Job } from '../../core/model';
+import { jobKey, type JobRef } from '../../common/jobRef';
+import type { RefreshRun } from '../../common/refreshScheduler';
+import type { ConnectionService } from '../../common/services';
+import type { JobsFilter } from '../../common/viewControls';
+import { groupOf, type JobGroup } from './jobFormat';
+
+export interface SystemJobs {
+  profile: string;
+  system: string;
+  jobs?: Job[];
+  groups?: Record<JobGroup, Job[]>;
+  error?: unknown;
+}
+
+export interface ProfileJobs {
+  profile: string;
+  systems: SystemJobs[];
+  error?: unknown;
+  /** The API can run commands inside jobs (v2 attach). */
+  canAttach?: boolean;
+}
+
+export interface JobsModelOptions {
+  /** Poll interval while any job runs (ms). */
+  runningMs?: number;
+  /** Poll interval while jobs only wait (ms). */
+  pendingMs?: number;
+}
+
+export class JobsModel implements vscode.Disposable {
+  private data: ProfileJobs[] = [];
+  private readonly byKey = new Map<string, Job>();
+  /** Jobs the user owns that were last seen not final: the candidates for "finished" notices. */
+  private readonly watching = new Map<string, JobRef>();
+  private readonly ownUser = new Map<string, string>();
+  private readonly _onDidChange = new vscode.EventEmitter<void>();
+  private readonly _onDidFinish = new vscode.EventEmitter<{ ref: JobRef; job: Job }>();
+  readonly onDidChange = this._onDidChange.event;
+  readonly onDidFinish = this._onDidFinish.event;
+  allUsers = false;
+  filter: JobsFilter = {};
+  lastUpdated: Date | undefined;
+  loaded = false;
+
+  constructor(
+    private readonly connections: ConnectionService,
+    private readonly opts: JobsModelOptions = {},
+  ) {}
+
+  get profiles(): readonly ProfileJobs[] {
+    return this.data;
+  }
+
+  job(ref: { profile: string; system: string; jobId: string }): Job | undefined {
+    return this.byKey.get(jobKey(ref));
+  }
+
+  /** A job submitted from this window: watched for its end even before a listing shows it. */
+  track(ref: JobRef): void {
+    this.watching.set(jobKey(ref), ref);
+  }
+
+  /** Fetches every system of every connection. Throws RateLimitedError (after storing what came) so the scheduler backs off. */
+  async load(signal: AbortSignal): Promise<RefreshRun> {
+    let rateLimited: RateLimitedError | undefined;
+    const next: ProfileJobs[] = [];
+    for (const info of this.connections.connections()) {
+      const profile = info.profile.name;
+      const entry: ProfileJobs = { profile, systems: [] };
+      next.push(entry);
+      try {
+        const client = await this.connections.client(profile);
+        entry.canAttach = client.capabilities.attach;
+        const systems = await this.connections.systems(profile);
+        entry.systems = await Promise.all(
+          systems.map(async (s): Promise<SystemJobs> => {
+            try {
+              const jobs = await client.jobs(s.name, { allUsers: this.allUsers, account: this.filter.account || undefined, signal });
+              return this.withGroups({ profile, system: s.name, jobs: this.applyFilter(jobs) });
+            } catch (e) {
+              if (e instanceof RateLimitedError) rateLimited = e;
+              // Keep the previous listing on screen under the error, it is still useful.
+              const old = this.data.find((p) => p.profile === profile)?.systems.find((x) => x.system === s.name);
+              return { ...old, profile, system: s.name, error: e };
+            }
+          }),
+        );
+      } catch (e) {
+        if (e instanceof RateLimitedError) rateLimited = e;
+        entry.error = e;
+      }
+    }
+    signal.throwIfAborted();
+    this.replace(next);
+    await this.checkVanished(signal);
+    if (rateLimited) throw rateLimited;
+    return { nextDelayMs: this.nextDelay() };
+  }
+
+  /** Installs a listing directly (the benchmark and `load`). */
+  replace(next: ProfileJobs[]): void {
+    const finished: { ref: JobRef; job: Job }[] = [];
+    this.byKey.clear();
+    for (const p of next) {
+      for (const s of p.systems) {
+        if (!s.groups && s.jobs) Object.assign(s, this.withGroups(s));
+        for (const job of s.jobs ?? []) {
+          const ref = { profile: p.profile, system: s.system, jobId: job.id };
+          const key = jobKey(ref);
+          this.byKey.set(key, job);
+          const own = !this.allUsers || this.watching.has(key) || (job.user !== undefined && job.user === this.ownUser.get(`${p.profile}/${s.system}`));
+          if (!this.allUsers && job.user) this.ownUser.set(`${p.profile}/${s.system}`, job.user);
+          if (job.isFinal) {
+            if (this.watching.delete(key)) finished.push({ ref: { ...ref, job }, job });
+          } else if (own) {
+            this.watching.set(key, ref);
+          }
+        }
+      }
+    }
+    this.data = next;
+    this.loaded = true;
+    this.lastUpdated = new Date();
+    this._onDidChange.fire();
+    for (const f of finished) this._onDidFinish.fire(f);
+  }
+
+  /** Watched jobs missing from the listing (ended beyond its window, or filtered out): ask for them one by one. */
+  private async checkVanished(signal: AbortSignal): Promise<void> {
+    const missing = [...this.watching.entries()].filter(([k]) => !this.byKey.has(k));
+    for (const [key, ref] of missing) {
+      if (!this.data.some((p) => p.profile === ref.profile && p.systems.some((s) => s.system === ref.system && !s.error))) continue;
+      try {
+        const client = await this.connections.client(ref.profile);
+        const job = await client.job(ref.system, ref.jobId, { signal });
+        if (job.isFinal && this.watching.delete(key)) this._onDidFinish.fire({ ref: { ...ref, job }, job });
+      } catch {
+        // Not found (yet or any more): a fresh submission may take a moment to show; try next time.
+      }
+    }
+  }
+
+  private withGroups(s: SystemJobs): SystemJobs {
+    const groups: Record<JobGroup, Job[]> = { running: [], pending: [], finished: [] };
+    for (const job of s.jobs ?? []) groups[groupOf(job)].push(job);
+    return { ...s, groups };
+  }
+
+  private applyFilter(jobs: Job[]): Job[] {
+    const { account, name } = this.filter;
+    if (!account && !name) return jobs;
+    const needle = name?.toLowerCase();
+    return jobs.filter((j) => (!account || j.account === account) && (!needle || j.name.toLowerCase().includes(needle)));
+  }
+
+  /** Running jobs change fast, pending ones slowly, finished ones never: poll accordingly, or not at all. */
+  private nextDelay(): number | undefined {
+    // A watched job the listing does not show yet is a fresh submission: look again soon.
+    let pending = false;
+    for (const key of this.watching.keys()) if (!this.byKey.has(key)) return this.opts.runningMs ?? 5_000;
+    for (const p of this.data) {
+      for (const s of p.systems) {
+        if (s.groups?.running.length) return this.opts.runningMs ?? 5_000;
+        if (s.groups?.pending.length) pending = true;
+      }
+    }
+    return pending ? (this.opts.pendingMs ?? 30_000) : undefined;
+  }
+
+  dispose(): void {
+    this._onDidChange.dispose();
+    this._onDidFinish.dispose();
+  }
+}
+
+/** True when the failure asks for a sign-in rather than a retry. */
+export function needsSignIn(e: unknown): boolean {
+  return e instanceof UnauthorizedError;
+}

@@ -1,0 +1,107 @@
+/**
+ * The elements of the Jobs tree and how each becomes a TreeItem. Job rows are plain objects made
+ * per group on expand; their tooltips are built only when hovered (`resolveTreeItem`).
+ */
+import * as vscode from 'vscode';
+import { NotSupportedError, UnauthorizedError } from '../../core/errors';
+import type { Job } from '../../core/model';
+import { GROUP_LABEL, describeJob, iconOf, type JobGroup } from './jobFormat';
+
+export type JobsNode =
+  | { kind: 'connection'; profile: string }
+  | { kind: 'system'; profile: string; system: string }
+  | { kind: 'group'; profile: string; system: string; group: JobGroup; count: number }
+  | { kind: 'job'; profile: string; system: string; jobId: string; job: Job; canAttach: boolean }
+  | { kind: 'error'; profile: string; system?: string; error: unknown }
+  | { kind: 'message'; profile: string; system?: string; text: string };
+
+const GROUP_ICON: Record<JobGroup, string> = { running: 'run-all', pending: 'watch', finished: 'history' };
+
+export function nodeId(n: JobsNode): string {
+  switch (n.kind) {
+    case 'connection':
+      return `c/${n.profile}`;
+    case 'system':
+      return `s/${n.profile}/${n.system}`;
+    case 'group':
+      return `g/${n.profile}/${n.system}/${n.group}`;
+    case 'job':
+      return `j/${n.profile}/${n.system}/${n.jobId}`;
+    case 'error':
+      return `e/${n.profile}/${n.system ?? ''}`;
+    case 'message':
+      return `m/${n.profile}/${n.system ?? ''}`;
+  }
+}
+
+/** Capability tokens the menus match on (`viewItem =~ /;cancelable;/`). */
+export function jobContextValue(job: Job, canAttach: boolean): string {
+  let v = 'job;output;details;resubmit;';
+  if (!job.isFinal) v += 'cancelable;';
+  if (!job.isFinal && job.stateClass !== 'pending') v += 'following;';
+  if (canAttach && job.stateClass === 'running') v += 'attachable;';
+  return v;
+}
+
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+export function toTreeItem(n: JobsNode, nowSeconds: number): vscode.TreeItem {
+  const Collapsed = vscode.TreeItemCollapsibleState.Collapsed;
+  switch (n.kind) {
+    case 'connection': {
+      const item = new vscode.TreeItem(n.profile, vscode.TreeItemCollapsibleState.Expanded);
+      item.iconPath = new vscode.ThemeIcon('plug');
+      item.contextValue = 'connection;';
+      item.id = nodeId(n);
+      return item;
+    }
+    case 'system': {
+      const item = new vscode.TreeItem(n.system, vscode.TreeItemCollapsibleState.Expanded);
+      item.iconPath = new vscode.ThemeIcon('server');
+      item.contextValue = 'system;';
+      item.id = nodeId(n);
+      return item;
+    }
+    case 'group': {
+      const state = n.count === 0 ? vscode.TreeItemCollapsibleState.None : n.group === 'finished' ? Collapsed : vscode.TreeItemCollapsibleState.Expanded;
+      const item = new vscode.TreeItem(GROUP_LABEL[n.group], state);
+      item.description = String(n.count);
+      item.iconPath = new vscode.ThemeIcon(GROUP_ICON[n.group]);
+      item.contextValue = `jobGroup;${n.group};`;
+      item.id = nodeId(n);
+      return item;
+    }
+    case 'job': {
+      const item = new vscode.TreeItem(`${n.job.id} ${n.job.name}`, vscode.TreeItemCollapsibleState.None);
+      item.description = describeJob(n.job, nowSeconds);
+      const icon = iconOf(n.job);
+      item.iconPath = new vscode.ThemeIcon(icon.id, icon.color ? new vscode.ThemeColor(icon.color) : undefined);
+      item.contextValue = jobContextValue(n.job, n.canAttach);
+      item.id = nodeId(n);
+      return item;
+    }
+    case 'error': {
+      const signIn = n.error instanceof UnauthorizedError;
+      const unsupported = n.error instanceof NotSupportedError;
+      const item = new vscode.TreeItem(signIn ? 'Not signed in' : 'Could not load jobs', vscode.TreeItemCollapsibleState.None);
+      item.description = errorMessage(n.error);
+      item.tooltip = errorMessage(n.error);
+      item.iconPath = new vscode.ThemeIcon(signIn ? 'account' : 'error', signIn ? undefined : new vscode.ThemeColor('errorForeground'));
+      item.contextValue = signIn ? 'error;signin;' : unsupported ? 'error;' : 'error;retry;';
+      item.id = nodeId(n);
+      item.command = signIn
+        ? { title: 'Sign In', command: 'firecrest.jobs.signIn', arguments: [n] }
+        : unsupported ? undefined : { title: 'Retry', command: 'firecrest.jobs.retry', arguments: [n] };
+      return item;
+    }
+    case 'message': {
+      const item = new vscode.TreeItem(n.text, vscode.TreeItemCollapsibleState.None);
+      item.iconPath = new vscode.ThemeIcon('info');
+      item.contextValue = 'message;';
+      item.id = nodeId(n);
+      return item;
+    }
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * The Jobs view: wires the model, the provider and the refresh scheduler to a TreeView. Polling
+ * follows the view's visibility; finished jobs of the user raise one notification each.
+ */
+import * as vscode from 'vscode';
+import type { Job } from '../../core/model';
+import type { JobRef } from '../../common/jobRef';
+import { RefreshScheduler, type RefreshReason } from '../../common/refreshScheduler';
+import type { ExtensionServices } from '../../common/services';
+import type { JobsFilter, JobsViewControl } from '../../common/viewControls';
+import { snapshotTree } from '../treeSnapshot';
+import { endingOf } from './jobFormat';
+import { JobsModel } from './jobsModel';
+import type { JobsNode } from './jobsNodes';
+import { JobsProvider } from './jobsProvider';
+
+export class JobsView implements JobsViewControl, vscode.Disposable {
+  private readonly model: JobsModel;
+  private readonly provider: JobsProvider;
+  private readonly view: vscode.TreeView<JobsNode>;
+  private readonly scheduler: RefreshScheduler;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly _onDidRefresh = new vscode.EventEmitter<void>();
+  readonly onDidRefresh = this._onDidRefresh.event;
+  /** Finish notices shown so far (tests read them through `snapshot`). */
+  private readonly notices: string[] = [];
+  private loading = false;
+
+  constructor(services: ExtensionServices) {
+    const log = services.log.withTag('jobs');
+    this.model = new JobsModel(services.connections);
+    this.provider = new JobsProvider(this.model);
+    this.view = vscode.window.createTreeView('firecrest.jobs', { treeDataProvider: this.provider, canSelectMany: true, showCollapseAll: true });
+    this.scheduler = new RefreshScheduler({
+      run: (reason, signal) => this.run(reason, signal),
+      onError: (e) => log.warn(`refresh failed: ${e instanceof Error ? e.message : String(e)}`),
+    });
+    this.disposables.push(
+      this.model,
+      this.provider,
+      this.view,
+      this.view.onDidChangeVisibility((e) => this.scheduler.setVisible(e.visible)),
+      services.connections.onDidChange(() => this.scheduler.request('connection')),
+      this.model.onDidFinish(({ ref, job }) => this.notifyFinished(ref, job)),
+      this._onDidRefresh,
+    );
+    this.scheduler.setVisible(this.view.visible);
+    this.updateTexts();
+  }
+
+  get allUsers(): boolean {
+    return this.model.allUsers;
+  }
+
+  get filter(): JobsFilter {
+    return { ...this.model.filter };
+  }
+
+  refresh(): void {
+    this.scheduler.request('manual');
+  }
+
+  setAllUsers(on: boolean): void {
+    this.model.allUsers = on;
+    void vscode.commands.executeCommand('setContext', 'firecrest.jobs.allUsers', on);
+    this.updateTexts();
+    this.scheduler.request('config');
+  }
+
+  setFilter(filter: JobsFilter): void {
+    this.model.filter = { account: filter.account || undefined, name: filter.name || undefined };
+    void vscode.commands.executeCommand('setContext', 'firecrest.jobs.filtered', Boolean(filter.account || filter.name));
+    this.updateTexts();
+    this.scheduler.request('config');
+  }
+
+  track(ref: JobRef): void {
+    this.model.track(ref);
+    this.scheduler.request('action');
+  }
+
+  async reveal(ref: JobRef): Promise<void> {
+    let node = this.provider.jobNode(ref.profile, ref.system, ref.jobId);
+    if (!node) {
+      this.model.track(ref);
+      const refreshed = new Promise<void>((resolve) => {
+        const sub = this.onDidRefresh(() => {
+          sub.dispose();
+          resolve();
+        });
+      });
+      await vscode.commands.executeCommand('firecrest.jobs.focus');
+      this.scheduler.request('manual');
+      await Promise.race([refreshed, new Promise((r) => setTimeout(r, 15_000))]);
+      node = this.provider.jobNode(ref.profile, ref.system, ref.jobId);
+    }
+    if (node) await this.view.reveal(node, { select: true, focus: true, expand: true });
+  }
+
+  retry(_node: unknown): void {
+    this.scheduler.request('manual');
+  }
+
+  selection(): readonly unknown[] {
+    return this.view.selection;
+  }
+
+  async snapshot(): Promise<unknown> {
+    return {
+      visible: this.view.visible,
+      description: this.view.description,
+      message: this.view.message,
+      loaded: this.model.loaded,
+      nextDelayMs: this.scheduler.currentDelayMs,
+      notices: [...this.notices],
+      tree: await snapshotTree(this.provider),
+    };
+  }
+
+  private async run(_reason: RefreshReason, signal: AbortSignal) {
+    this.loading = true;
+    this.updateTexts();
+    try {
+      return await this.model.load(signal);
+    } finally {
+      this.loading = false;
+      this.updateTexts();
+      this._onDidRefresh.fire();
+    }
+  }
+
+  private notifyFinished(ref: JobRef, job: Job): void {
+    const text = `Job ${job.id} (${job.name}) on ${ref.system} ${endingOf(job)}.`;
+    this.notices.push(`${ref.system}/${job.id}: ${text}`);
+    const open = 'Open Output';
+    const shown = job.stateClass === 'completed' ? vscode.window.showInformationMessage(text, open) : vscode.window.showWarningMessage(text, open);
+    void shown.then((pick) => {
+      if (pick === open) void vscode.commands.executeCommand('firecrest.openJobOutput', ref);
+    });
+  }
+
+  private updateTexts(): void {
+    const at = this.model.lastUpdated;
+    const time = at ? at.toLocaleTimeString(undefined, { hour12: false }) : undefined;
+    this.view.description = this.loading ? (time ? `updating… (${time})` : 'updating…') : time ? `updated ${time}` : undefined;
+    const parts: string[] = [];
+    if (this.model.allUsers) parts.push("all users' jobs");
+    if (this.model.filter.account) parts.push(`account ${this.model.filter.account}`);
+    if (this.model.filter.name) parts.push(`name contains "${this.model.filter.name}"`);
+    this.view.message = parts.length ? `Showing ${parts.join(', ')}` : undefined;
+  }
+
+  dispose(): void {
+    this.scheduler.dispose();
+    for (const d of this.disposables.reverse()) d.dispose();
+  }
+}
