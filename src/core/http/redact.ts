@@ -5,10 +5,12 @@
  */
 
 const RULES: [RegExp, string][] = [
+  // a whole Authorization header value, whatever its scheme
+  [/\b(authorization)(["']?\s*[=:]\s*["']?)[^"'\r\n,}]+/gi, '$1$2[REDACTED]'],
   // `Authorization: Bearer abc`, `Bearer abc`, `Basic Zm9v...`
   [/\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]+=*/gi, '$1 [REDACTED]'],
   // key=value, key: value, "key": "value" for keys that name a secret
-  [/\b(client_secret|access_token|refresh_token|id_token|password|secret|token|authorization|auth-token)(["']?\s*[=:]\s*["']?)[^&\s"',}]+/gi, '$1$2[REDACTED]'],
+  [/\b(client_secret|access_token|refresh_token|id_token|password|secret|token|auth-token)(["']?\s*[=:]\s*["']?)[^&\s"',}]+/gi, '$1$2[REDACTED]'],
   // three base64url segments starting with a JSON header: a JWT
   [/\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '[REDACTED-JWT]'],
 ];
