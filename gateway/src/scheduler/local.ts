@@ -1,28 +1,377 @@
-/** The local scheduler backend; being written: placeholder. */
+/**
+ * The built-in scheduler for machines without Slurm: one node with one slot per CPU, FIFO with
+ * Slurm's pending reasons, `afterok` dependencies, time limits (SIGTERM, then SIGKILL after a grace
+ * period), cancellation, reservations, and a job history and id counter that survive restarts.
+ * Jobs run as the submitting user (see local-runner.ts).
+ */
+import { cpus, hostname } from 'node:os';
+import { runAs } from '../exec';
+import type { UnixUser } from '../users';
 import type { SchedulerOptions } from './options';
-import { SchedulerError, type Scheduler } from './types';
+import { jobRecord, isFinal, reservationActive, reservationRecord } from './local-records';
+import * as res from './local-resources';
+import { JobRunner, killGroup, type JobExit } from './local-runner';
+import { LocalStateStore, type LocalJob, type LocalReservation, type LocalStateData } from './local-state';
+import { expandPaths, resolveSubmission } from './local-submit';
+import {
+  SchedulerError, type JobMetadataRecord, type JobQuery, type JobRecord, type JobSpec, type NodeRecord,
+  type PartitionRecord, type ReservationRecord, type ReservationSpec, type Scheduler,
+} from './types';
 
-const todo = (): never => { throw new SchedulerError('Local scheduler not implemented yet', 501); };
+/** Grace between SIGTERM and SIGKILL on time-out and cancel (Slurm's KillWait). */
+const KILL_WAIT_MS = 5000;
+/** Longest delay a node timer takes; longer limits are not enforced (they outlive any test run). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+interface Control {
+  pid: number;
+  exited: Promise<JobExit>;
+  timedOut: boolean;
+  timers: NodeJS.Timeout[];
+}
 
 export class LocalScheduler implements Scheduler {
   readonly kind = 'local' as const;
   readonly cluster: string;
-  constructor(readonly options: SchedulerOptions) { this.cluster = options.cluster; }
-  version = async (): Promise<string> => todo();
-  start = async (): Promise<void> => todo();
-  stop = async (): Promise<void> => todo();
-  submit = async (): Promise<string> => todo();
-  list = async (): Promise<never[]> => todo();
-  get = async (): Promise<undefined> => todo();
-  metadata = async (): Promise<undefined> => todo();
-  cancel = async (): Promise<void> => todo();
-  attach = async (): Promise<never> => todo();
-  accounting = async (): Promise<never[]> => todo();
-  partitions = async (): Promise<never[]> => todo();
-  nodes = async (): Promise<never[]> => todo();
-  reservations = async (): Promise<never[]> => todo();
-  accounts = async (): Promise<never[]> => todo();
-  createReservation = async (): Promise<void> => todo();
-  updateReservation = async (): Promise<void> => todo();
-  deleteReservation = async (): Promise<void> => todo();
+  private readonly store: LocalStateStore;
+  private readonly runner = new JobRunner();
+  private readonly node = hostname().split('.')[0] || 'localhost';
+  private readonly cpuCount = Math.max(1, cpus().length);
+  private readonly partitionList: res.PartitionConfig[];
+  private readonly jobs = new Map<number, LocalJob>();
+  /** Script text of jobs not started yet (the copy on disk serves metadata and restarts). */
+  private readonly scripts = new Map<number, string>();
+  private readonly running = new Map<number, Control>();
+  private reservationList: LocalReservation[] = [];
+  private lastJobId = 0;
+  private ticker: NodeJS.Timeout | null = null;
+  private started = false;
+
+  constructor(readonly options: SchedulerOptions) {
+    this.cluster = options.cluster;
+    this.store = new LocalStateStore(options.stateDir);
+    this.partitionList = options.partitions?.length ? options.partitions : res.DEFAULT_PARTITIONS;
+  }
+
+  async version(): Promise<string> {
+    return 'local-1.0';
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    const data = await this.store.load(() => this.snapshot());
+    this.lastJobId = data.lastJobId;
+    const nowSec = Math.floor(Date.now() / 1000);
+    this.reservationList = data.reservations
+      ?? (this.options.reservations ? this.options.reservations.map((r) => ({ ...r, accounts: [] })) : res.defaultReservations(nowSec));
+    for (const job of data.jobs) {
+      this.jobs.set(job.id, job);
+      // A job that was running when the gateway went away lost its node: NODE_FAIL, as in Slurm.
+      if (job.state === 'RUNNING') {
+        if (job.pid !== null) this.runner.reapOrphan(job.pid, job.pidStart);
+        Object.assign(job, { state: 'NODE_FAIL', reason: 'NodeDown', endTime: Date.now(), pid: null, pidStart: null });
+      } else if (job.state === 'PENDING') {
+        const script = await this.store.readScript(job.id);
+        if (script === null) Object.assign(job, { state: 'FAILED', reason: 'SystemFailure', endTime: Date.now(), exitCode: 1 });
+        else this.scripts.set(job.id, script);
+      }
+    }
+    this.runner.open();
+    this.started = true;
+    // Reservations begin and end with the clock, so pending jobs are looked at again every second.
+    this.ticker = setInterval(() => this.schedule(), 1000);
+    this.ticker.unref();
+    await this.store.save();
+    this.schedule();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    if (this.ticker) clearInterval(this.ticker);
+    this.ticker = null;
+    const now = Date.now();
+    const exits: Promise<JobExit>[] = [];
+    for (const [id, ctl] of this.running) {
+      const job = this.jobs.get(id);
+      if (job) Object.assign(job, { state: 'NODE_FAIL', reason: 'NodeDown', endTime: now });
+      killGroup(ctl.pid, 'SIGKILL');
+      exits.push(ctl.exited);
+    }
+    await Promise.race([Promise.all(exits), new Promise((r) => setTimeout(r, 3000).unref())]);
+    this.runner.close();
+    await this.store.save();
+    await this.store.flush();
+  }
+
+  async submit(user: UnixUser, spec: JobSpec): Promise<string> {
+    this.assertStarted();
+    const now = Date.now();
+    const sub = await resolveSubmission(user, spec, {
+      cluster: this.cluster,
+      node: this.node,
+      partitions: this.partitionList,
+      reservations: this.reservationList,
+      defaultAccount: (u) => res.accountsFor(u).find((a) => a.default)?.name ?? 'proj',
+      knownJob: (id) => this.jobs.has(id),
+    }, now);
+    const id = ++this.lastJobId;
+    const { script, patterns: _patterns, ...fields } = sub;
+    const job: LocalJob = { id, ...fields, ...expandPaths(sub, id, this.node) };
+    await this.store.saveScript(id, script);
+    this.scripts.set(id, script);
+    this.jobs.set(id, job);
+    this.schedule();
+    // The id is handed out only once it is on disk, so a restart can never hand it out again.
+    await this.store.save();
+    return String(id);
+  }
+
+  async list(user: UnixUser, query: JobQuery): Promise<JobRecord[]> {
+    const now = Date.now();
+    return this.select(user, query).filter((j) =>
+      query.finishedWithinSeconds === undefined || j.endTime === null || j.endTime >= now - query.finishedWithinSeconds * 1000,
+    ).map((j) => this.record(j, now));
+  }
+
+  async accounting(user: UnixUser, query: JobQuery): Promise<JobRecord[]> {
+    const now = Date.now();
+    // sacct -S/-E: jobs that existed at some point of the window.
+    return this.select(user, query).filter((j) =>
+      (query.startTime === undefined || (j.endTime ?? now) >= query.startTime * 1000)
+      && (query.endTime === undefined || j.submitTime <= query.endTime * 1000),
+    ).map((j) => this.record(j, now));
+  }
+
+  async get(_user: UnixUser, jobId: string): Promise<JobRecord | undefined> {
+    const job = this.lookup(jobId);
+    return job && this.record(job, Date.now());
+  }
+
+  async metadata(user: UnixUser, jobId: string): Promise<JobMetadataRecord | undefined> {
+    const job = this.lookup(jobId);
+    if (!job) return undefined;
+    // Like `scontrol write batch_script`: only the owner (or root) may read the script.
+    const mayRead = user.uid === 0 || user.uid === job.user.uid;
+    const script = mayRead ? (this.scripts.get(job.id) ?? await this.store.readScript(job.id)) : null;
+    return { jobId: String(job.id), script, standardInput: job.stdin, standardOutput: job.stdout, standardError: job.stderr };
+  }
+
+  async cancel(user: UnixUser, jobId: string): Promise<void> {
+    const job = this.lookup(jobId);
+    if (!job) throw new SchedulerError('Job not found', 404);
+    if (user.uid !== 0 && user.uid !== job.user.uid) {
+      // The v2 server maps only `Permission denied`/`Operation not permitted` to 403; scancel's
+      // text has neither, so the real server answers 500 with the Slurm error.
+      const text = `scancel: error: Kill job error on job id ${job.id}: Access/permission denied`;
+      throw new SchedulerError(`Unexpected Slurm command response. exit_status:1 std_err:${text}`, 500, text);
+    }
+    if (isFinal(job)) return;
+    Object.assign(job, { state: 'CANCELLED', reason: 'None', endTime: Date.now(), killRequestUser: user.name, killRequestUid: user.uid });
+    const ctl = this.running.get(job.id);
+    if (ctl) {
+      killGroup(ctl.pid, 'SIGTERM');
+      ctl.timers.push(setTimeout(() => killGroup(ctl.pid, 'SIGKILL'), KILL_WAIT_MS));
+    } else {
+      this.scripts.delete(job.id);
+    }
+    this.schedule();
+    await this.store.save();
+  }
+
+  async attach(user: UnixUser, jobId: string, command: string, timeoutMs: number): Promise<{ stdout: string; stderr: string; exitCode: number }> {
+    const job = this.lookup(jobId);
+    if (!job) throw new SchedulerError('Job not found', 404);
+    const prefix = `srun: error: Unable to confirm allocation for job ${job.id}`;
+    if (user.uid !== 0 && user.uid !== job.user.uid) throw new SchedulerError(`${prefix}: Access/permission denied`, 403);
+    if (job.state !== 'RUNNING') {
+      const why = job.state === 'PENDING' ? 'Job is pending execution' : 'Job/step already completing or completed';
+      throw new SchedulerError(`${prefix}: ${why}`, 400);
+    }
+    const r = await runAs(job.user, ['bash', '-c', 'cd -- "$1" || exit 1; exec bash -c "$2"', 'srun', job.workingDirectory, command], {
+      timeoutSeconds: Math.max(1, Math.ceil(timeoutMs / 1000)),
+      maxOutputBytes: 5 * 1024 * 1024,
+      env: { ...job.env, ...this.slurmEnv(job) },
+    });
+    return { stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8'), exitCode: r.exitCode ?? 128 };
+  }
+
+  async partitions(_user: UnixUser): Promise<PartitionRecord[]> {
+    return res.partitionRecords(this.partitionList, this.cpuCount, this.node);
+  }
+
+  async nodes(_user: UnixUser): Promise<NodeRecord[]> {
+    const nowSec = Math.floor(Date.now() / 1000);
+    const reserved = this.reservationList.some((r) => reservationActive(r, nowSec));
+    return [res.nodeRecord(this.node, this.cpuCount, this.running.size, reserved, this.partitionList)];
+  }
+
+  async reservations(_user: UnixUser): Promise<ReservationRecord[]> {
+    const nowSec = Math.floor(Date.now() / 1000);
+    return this.reservationList.map((r) => reservationRecord(r, this.node, nowSec));
+  }
+
+  async accounts(user: UnixUser): Promise<{ name: string; default: boolean }[]> {
+    return res.accountsFor(user);
+  }
+
+  async createReservation(spec: ReservationSpec): Promise<void> {
+    this.reservationList = res.createReservation(this.reservationList, spec);
+    await this.reservationsChanged();
+  }
+
+  async updateReservation(spec: ReservationSpec): Promise<void> {
+    this.reservationList = res.updateReservation(this.reservationList, spec);
+    await this.reservationsChanged();
+  }
+
+  async deleteReservation(name: string): Promise<void> {
+    this.reservationList = res.deleteReservation(this.reservationList, name);
+    await this.reservationsChanged();
+  }
+
+  private async reservationsChanged(): Promise<void> {
+    this.schedule();
+    await this.store.save();
+  }
+
+  private assertStarted(): void {
+    if (!this.started) throw new SchedulerError('Error executing Slurm command.', 500);
+  }
+
+  private lookup(jobId: string): LocalJob | undefined {
+    return /^\d+$/.test(jobId) ? this.jobs.get(Number(jobId)) : undefined;
+  }
+
+  private record(job: LocalJob, now: number): JobRecord {
+    return jobRecord(job, this.cluster, this.node, now);
+  }
+
+  private select(user: UnixUser, query: JobQuery): LocalJob[] {
+    return [...this.jobs.values()].filter((j) =>
+      (query.allUsers || j.user.uid === user.uid)
+      && (!query.account || j.account === query.account)
+      && (!query.name || j.name === query.name)
+      && (!query.jobIds?.length || query.jobIds.includes(String(j.id))),
+    ).sort((a, b) => a.id - b.id);
+  }
+
+  private snapshot(): LocalStateData {
+    return { version: 1, lastJobId: this.lastJobId, jobs: [...this.jobs.values()], reservations: this.reservationList };
+  }
+
+  private slurmEnv(job: LocalJob): Record<string, string> {
+    const env: Record<string, string> = {
+      SLURM_JOB_ID: String(job.id), SLURM_JOBID: String(job.id), SLURM_JOB_NAME: job.name,
+      SLURM_SUBMIT_DIR: job.submitDir, SLURM_SUBMIT_HOST: this.node, SLURM_JOB_PARTITION: job.partition,
+      SLURM_CLUSTER_NAME: this.cluster, SLURM_JOB_ACCOUNT: job.account, SLURM_JOB_USER: job.user.name,
+      SLURM_JOB_UID: String(job.user.uid), SLURM_JOB_GID: String(job.user.gid),
+      SLURM_JOB_NODELIST: this.node, SLURM_NODELIST: this.node, SLURMD_NODENAME: this.node,
+      SLURM_JOB_NUM_NODES: '1', SLURM_NNODES: '1', SLURM_CPUS_ON_NODE: '1', SLURM_JOB_CPUS_PER_NODE: '1',
+    };
+    if (job.reservation) env.SLURM_JOB_RESERVATION = job.reservation;
+    return env;
+  }
+
+  /** Why a pending job cannot start yet (apart from free CPUs), or null when it may. */
+  private waitReason(job: LocalJob, nowSec: number): string | null {
+    for (const depId of job.afterOk) {
+      const dep = this.jobs.get(depId);
+      if (!dep || (isFinal(dep) && dep.state !== 'COMPLETED')) return 'DependencyNeverSatisfied';
+      if (dep.state !== 'COMPLETED') return 'Dependency';
+    }
+    if (job.reservation) {
+      const own = this.reservationList.find((r) => r.name === job.reservation);
+      if (!own) return 'ReservationDeleted';
+      if (nowSec < own.startTime) return 'Reservation';
+    }
+    // Reservations cover the whole (single) node: while one is active, only its jobs run.
+    const blocking = this.reservationList.find((r) => r.name !== job.reservation && reservationActive(r, nowSec));
+    if (blocking) return blocking.flags.includes('MAINT') ? 'ReqNodeNotAvail, Reserved for maintenance' : 'Reservation';
+    return null;
+  }
+
+  /** Starts what can start, and gives every job still pending its Slurm reason. */
+  private schedule(): void {
+    if (!this.started) return;
+    const now = Date.now();
+    const nowSec = Math.floor(now / 1000);
+    let free = this.cpuCount - this.running.size;
+    let waitingForCpus = false;
+    let changed = false;
+    const pending = [...this.jobs.values()].filter((j) => j.state === 'PENDING').sort((a, b) => a.id - b.id);
+    for (const job of pending) {
+      const wait = this.waitReason(job, nowSec);
+      let reason: string | null = wait;
+      if (wait === 'DependencyNeverSatisfied') {
+        // kill_invalid_depend: a job whose dependency can never be met is cancelled.
+        Object.assign(job, { state: 'CANCELLED', reason: wait, endTime: now });
+        this.scripts.delete(job.id);
+        changed = true;
+        continue;
+      }
+      if (wait === null && free > 0) {
+        this.launch(job, now);
+        free--;
+        changed = true;
+        continue;
+      }
+      if (wait === null) {
+        reason = waitingForCpus ? 'Priority' : 'Resources';
+        waitingForCpus = true;
+      }
+      if (reason !== null && job.reason !== reason) {
+        job.reason = reason;
+        changed = true;
+      }
+    }
+    if (changed) void this.store.save();
+  }
+
+  private launch(job: LocalJob, now: number): void {
+    const script = this.scripts.get(job.id) ?? '';
+    this.scripts.delete(job.id);
+    Object.assign(job, { state: 'RUNNING', reason: 'None', startTime: now });
+    let started;
+    try {
+      started = this.runner.start({
+        id: job.id, user: job.user, script, workingDirectory: job.workingDirectory,
+        stdout: job.stdout, stderr: job.stderr, stdin: job.stdin, env: { ...job.env, ...this.slurmEnv(job) },
+      }, (text) => console.error(`[local-scheduler] job ${job.id}: ${text}`));
+    } catch (e) {
+      console.error(`[local-scheduler] job ${job.id} could not start: ${(e as Error).message}`);
+      Object.assign(job, { state: 'FAILED', reason: 'JobLaunchFailure', endTime: now, exitCode: 1, signal: 0 });
+      return;
+    }
+    job.pid = started.pid;
+    job.pidStart = started.pidStart;
+    const ctl: Control = { pid: started.pid, exited: started.exited, timedOut: false, timers: [] };
+    if (job.timeLimit !== null && job.timeLimit * 1000 <= MAX_TIMER_MS) {
+      ctl.timers.push(setTimeout(() => {
+        ctl.timedOut = true;
+        killGroup(ctl.pid, 'SIGTERM');
+        ctl.timers.push(setTimeout(() => killGroup(ctl.pid, 'SIGKILL'), KILL_WAIT_MS));
+      }, job.timeLimit * 1000));
+    }
+    this.running.set(job.id, ctl);
+    void started.exited.then((exit) => this.finished(job, ctl, exit));
+  }
+
+  private finished(job: LocalJob, ctl: Control, exit: JobExit): void {
+    for (const t of ctl.timers) clearTimeout(t);
+    this.running.delete(job.id);
+    job.pid = null;
+    job.pidStart = null;
+    if (job.state === 'RUNNING') {
+      job.endTime = Date.now();
+      if (ctl.timedOut) Object.assign(job, { state: 'TIMEOUT', reason: 'TimeLimit', exitCode: 0, signal: exit.signal ?? 15 });
+      else if (exit.signal !== null) Object.assign(job, { state: 'FAILED', reason: 'NonZeroExitCode', exitCode: 0, signal: exit.signal });
+      else if (exit.exitCode === 0) Object.assign(job, { state: 'COMPLETED', reason: 'None', exitCode: 0, signal: 0 });
+      else Object.assign(job, { state: 'FAILED', reason: 'NonZeroExitCode', exitCode: exit.exitCode ?? 1, signal: 0 });
+    } else if (job.state === 'CANCELLED') {
+      Object.assign(job, { exitCode: 0, signal: exit.signal ?? 15 });
+    }
+    this.schedule();
+    void this.store.save();
+  }
 }

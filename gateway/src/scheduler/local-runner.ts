@@ -1,0 +1,129 @@
+/**
+ * Runs batch scripts for the built-in scheduler, the way slurmd does: the script is copied into a
+ * per-job spool directory the user owns, and it runs as the user in its own process group with
+ * stdout/stderr/stdin opened BY THE USER's process (so the files are created with the user's
+ * ownership and permissions). Every path is passed as a positional argument, never spliced into
+ * shell text.
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { constants, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { asUserPrefix, userEnv } from '../exec';
+import type { UnixUser } from '../users';
+
+export interface JobExit {
+  exitCode: number | null;
+  /** Signal number that killed the job's shell, if any. */
+  signal: number | null;
+}
+
+export interface RunningJob {
+  pid: number;
+  /** Process start time in clock ticks: tells our process apart from a later one with the same pid. */
+  pidStart: string | null;
+  /** Resolves when the batch shell exited; the rest of its process group has been killed by then. */
+  exited: Promise<JobExit>;
+}
+
+export interface LaunchSpec {
+  id: number;
+  user: UnixUser;
+  script: string;
+  workingDirectory: string;
+  stdout: string;
+  stderr: string;
+  stdin: string;
+  env: Record<string, string>;
+}
+
+// Opens the job's files as the user, falls back to /tmp when the working directory is not usable
+// (as slurmstepd does), then replaces itself with `bash <script>`.
+const WRAPPER = [
+  'exec >"$1" || exit 1',
+  'if [ "$2" = "$1" ]; then exec 2>&1; else exec 2>"$2" || exit 1; fi',
+  'exec <"$3" || exit 1',
+  'cd -- "$4" 2>/dev/null || { printf "slurmstepd: error: couldn\'t chdir to \\`%s\': going to /tmp instead\\n" "$4" >&2; cd /tmp; }',
+  'exec bash -- "$5"',
+].join('\n');
+
+const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+
+function procStart(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Sends `signal` to a whole process group; a group that is already gone is fine. */
+export function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: nothing left to signal.
+  }
+}
+
+export class JobRunner {
+  private spoolRoot: string | null = null;
+
+  /** Creates the spool root: traversable by every user, listable by none. */
+  open(): void {
+    this.spoolRoot = mkdtempSync(join(tmpdir(), 'f7t-spool-'));
+    chmodSync(this.spoolRoot, 0o711);
+  }
+
+  close(): void {
+    if (this.spoolRoot) rmSync(this.spoolRoot, { recursive: true, force: true });
+    this.spoolRoot = null;
+  }
+
+  /** Kills the process group of a job left running by a previous gateway, if it is still that job. */
+  reapOrphan(pid: number, pidStart: string | null): void {
+    if (pidStart !== null && procStart(pid) === pidStart) killGroup(pid, 'SIGKILL');
+  }
+
+  start(spec: LaunchSpec, onWrapperError: (text: string) => void): RunningJob {
+    if (!this.spoolRoot) throw new Error('job runner not opened');
+    const dir = join(this.spoolRoot, `job${spec.id}`);
+    const script = join(dir, 'slurm_script');
+    mkdirSync(dir, { mode: 0o700 });
+    writeFileSync(script, spec.script, { mode: 0o700 });
+    if (isRoot) {
+      chownSync(dir, spec.user.uid, spec.user.gid);
+      chownSync(script, spec.user.uid, spec.user.gid);
+    }
+    const argv = [...asUserPrefix(spec.user), 'bash', '-c', WRAPPER, 'slurm_script',
+      spec.stdout, spec.stderr, spec.stdin, spec.workingDirectory, script];
+    const child = spawn(argv[0], argv.slice(1), {
+      cwd: '/',
+      env: userEnv(spec.user, spec.env),
+      detached: true,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const pid = child.pid ?? -1;
+    const pidStart = pid > 0 ? procStart(pid) : null;
+    let errText = '';
+    child.stderr.on('data', (b: Buffer) => { if (errText.length < 4096) errText += b.toString(); });
+    const exited = new Promise<JobExit>((resolve) => {
+      let done = false;
+      const finish = (res: JobExit): void => {
+        if (done) return;
+        done = true;
+        if (pid > 0) killGroup(pid, 'SIGKILL');
+        rmSync(dir, { recursive: true, force: true });
+        if (errText.trim()) onWrapperError(errText.trim());
+        resolve(res);
+      };
+      child.once('error', (e) => { errText += e.message; finish({ exitCode: 1, signal: null }); });
+      // 'close' rather than 'exit': by then the wrapper's own error text (if any) has been read.
+      child.once('close', (code, signal) => {
+        finish({ exitCode: code, signal: signal ? (constants.signals[signal] ?? null) : null });
+      });
+    });
+    return { pid, pidStart, exited };
+  }
+}

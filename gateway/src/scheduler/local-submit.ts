@@ -1,0 +1,139 @@
+/**
+ * What `sbatch` decides at submission time, for the built-in scheduler: the script text, the job's
+ * name, partition, account, time limit, working directory, dependency, reservation and output
+ * paths. Explicit JobSpec fields win over `#SBATCH` lines (as sbatch's command line wins over the
+ * script), except `--chdir` in the script, which refines the spec's working directory. Refusals
+ * carry sbatch's own error text.
+ */
+import { basename, isAbsolute, resolve } from 'node:path';
+import { runAs } from '../exec';
+import type { UnixUser } from '../users';
+import { expandPattern, parseDirectives, parseTimeLimit } from './local-directives';
+import type { LocalJob, LocalReservation } from './local-state';
+import { SchedulerError, type JobSpec } from './types';
+
+export interface SubmitContext {
+  cluster: string;
+  node: string;
+  partitions: { name: string; isDefault: boolean; maxTimeSeconds: number | null }[];
+  reservations: LocalReservation[];
+  defaultAccount(user: UnixUser): string;
+  /** Whether a job id refers to a known job (dependencies must). */
+  knownJob(id: number): boolean;
+}
+
+/** An sbatch failure as the v2 server reports it (a SlurmError, answered with 500). */
+export function sbatchError(text: string): SchedulerError {
+  return new SchedulerError(`Unexpected Slurm command response. exit_status:1 std_err:${text}`, 500, text);
+}
+
+const NOT_A_SCRIPT = 'sbatch: error: This does not look like a batch script.  The first\n'
+  + 'sbatch: error: line must start with #! followed by the path to an interpreter.\n'
+  + 'sbatch: error: For instance: #!/bin/sh';
+
+/** Reads a script file as the user, so permissions apply as they would to sbatch. */
+async function readScriptAs(user: UnixUser, path: string): Promise<string> {
+  if (!isAbsolute(path)) throw sbatchError(`sbatch: error: Unable to open file ${path}`);
+  const res = await runAs(user, ['cat', '--', path], { timeoutSeconds: 10, maxOutputBytes: 4 * 1024 * 1024 });
+  if (res.exitCode !== 0 || res.outputExceeded) throw sbatchError(`sbatch: error: Unable to open file ${path}`);
+  return res.stdout.toString('utf8');
+}
+
+function parseDependency(value: string): number[] {
+  const ids: number[] = [];
+  for (const part of value.split(/[,?]/)) {
+    const m = /^afterok:([\d:]+)$/.exec(part.trim());
+    if (!m) continue;
+    for (const id of m[1].split(':')) if (id) ids.push(Number(id));
+  }
+  return ids;
+}
+
+export type Submission = Omit<LocalJob, 'id' | 'stdout' | 'stderr' | 'stdin'> & {
+  script: string;
+  /** Unexpanded (`%j` needs the id, which is only taken once everything else is accepted). */
+  patterns: { stdout: string; stderr: string | null; stdin: string };
+};
+
+/** Validates a submission and resolves everything except the id-dependent output paths. */
+export async function resolveSubmission(user: UnixUser, spec: JobSpec, ctx: SubmitContext, now: number): Promise<Submission> {
+  let script: string;
+  if (spec.script !== undefined && spec.script !== '') script = spec.script;
+  else if (spec.scriptPath) script = await readScriptAs(user, spec.scriptPath);
+  else throw sbatchError('sbatch: error: Batch script is empty!');
+  if (script.trim() === '') throw sbatchError('sbatch: error: Batch script is empty!');
+  if (!script.startsWith('#!')) throw sbatchError(NOT_A_SCRIPT);
+  const d = parseDirectives(script);
+
+  const partitionName = spec.partition || d.partition || ctx.partitions.find((p) => p.isDefault)?.name || ctx.partitions[0]?.name;
+  const partition = ctx.partitions.find((p) => p.name === partitionName);
+  if (!partition) throw sbatchError(`sbatch: error: invalid partition specified: ${partitionName ?? ''}`);
+
+  let timeLimit: number | null;
+  if (spec.timeLimitMinutes !== undefined && spec.timeLimitMinutes !== null) timeLimit = Math.round(spec.timeLimitMinutes * 60);
+  else if (d.time !== undefined) {
+    const parsed = parseTimeLimit(d.time);
+    if (parsed === undefined) throw sbatchError('sbatch: error: Invalid --time specification');
+    timeLimit = parsed;
+  } else timeLimit = partition.maxTimeSeconds;
+  if (timeLimit === null) timeLimit = partition.maxTimeSeconds;
+  if (timeLimit !== null && (timeLimit <= 0 || (partition.maxTimeSeconds !== null && timeLimit > partition.maxTimeSeconds))) {
+    throw sbatchError('sbatch: error: Batch job submission failed: Requested time limit is invalid (missing or exceeds some limit)');
+  }
+
+  const account = spec.account || d.account || ctx.defaultAccount(user);
+  const submitDir = resolve(user.home, spec.workingDirectory || user.home);
+  const workingDirectory = d.chdir ? resolve(submitDir, d.chdir) : submitDir;
+
+  const afterOk = spec.afterOk ? [Number(spec.afterOk)] : d.dependency ? parseDependency(d.dependency) : [];
+  if (afterOk.some((id) => !Number.isSafeInteger(id) || !ctx.knownJob(id))) {
+    throw sbatchError('sbatch: error: Batch job submission failed: Job dependency problem');
+  }
+
+  const reservation = spec.reservation || d.reservation || null;
+  if (reservation) {
+    const r = ctx.reservations.find((x) => x.name === reservation);
+    if (!r || r.endTime * 1000 <= now) throw sbatchError('sbatch: error: Batch job submission failed: Requested reservation is invalid');
+    const allowed = user.uid === 0 || r.users.includes(user.name) || r.accounts.includes(account);
+    if (!allowed) throw sbatchError('sbatch: error: Batch job submission failed: Access denied to requested reservation');
+  }
+
+  return {
+    script,
+    user,
+    name: spec.name || d.name || (spec.scriptPath && !spec.script ? basename(spec.scriptPath) : 'sbatch'),
+    partition: partition.name,
+    account,
+    reservation,
+    constraints: spec.constraints || d.constraint || null,
+    submitDir,
+    workingDirectory,
+    patterns: {
+      stdout: spec.standardOutput || d.output || 'slurm-%j.out',
+      stderr: spec.standardError || d.error || null,
+      stdin: spec.standardInput || d.input || '/dev/null',
+    },
+    env: { ...spec.env },
+    timeLimit,
+    afterOk,
+    state: 'PENDING',
+    reason: 'None',
+    exitCode: null,
+    signal: null,
+    submitTime: now,
+    startTime: null,
+    endTime: null,
+    killRequestUser: null,
+    killRequestUid: null,
+    pid: null,
+    pidStart: null,
+  };
+}
+
+/** The absolute stdout/stderr/stdin paths once the job id is known (relative = to the working dir). */
+export function expandPaths(sub: Submission, id: number, node: string): { stdout: string; stderr: string; stdin: string } {
+  const vars = { jobId: String(id), jobName: sub.name, user: sub.user.name, node };
+  const abs = (p: string): string => resolve(sub.workingDirectory, expandPattern(p, vars));
+  const stdout = abs(sub.patterns.stdout);
+  return { stdout, stderr: sub.patterns.stderr ? abs(sub.patterns.stderr) : stdout, stdin: abs(sub.patterns.stdin) };
+}

@@ -1,0 +1,301 @@
+// The gateway's built-in scheduler, driven directly: real jobs run as real unix users (which needs
+// root; the job tests skip otherwise), real files are written, real processes are killed.
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { expandPattern, parseDirectives, parseTimeLimit } from '../../gateway/src/scheduler/local-directives';
+import { LocalScheduler } from '../../gateway/src/scheduler/local';
+import { SchedulerError, type JobRecord, type JobSpec } from '../../gateway/src/scheduler/types';
+import type { UnixUser } from '../../gateway/src/users';
+
+const isRoot = process.getuid?.() === 0;
+const skip = isRoot ? false : 'runs jobs as other unix users: needs root';
+
+function ensureUser(name: string): void {
+  try {
+    execFileSync('getent', ['passwd', name], { stdio: 'ignore' });
+  } catch {
+    execFileSync('useradd', ['-m', '-U', '-s', '/bin/bash', name], { stdio: 'ignore' });
+  }
+}
+
+function unixUser(name: string): UnixUser {
+  const [, , uid, gid, , home] = execFileSync('getent', ['passwd', name], { encoding: 'utf8' }).trim().split(':');
+  const gids = execFileSync('id', ['-G', name], { encoding: 'utf8' }).trim().split(' ').map(Number);
+  const names = execFileSync('id', ['-Gn', name], { encoding: 'utf8' }).trim().split(' ');
+  const groups = gids.map((g, i) => ({ name: names[i], gid: g }));
+  return { name, uid: Number(uid), gid: Number(gid), group: groups.find((g) => g.gid === Number(gid))?.name ?? name, home, groups };
+}
+
+/** Two users: alice and bob when the machine has them, throwaway ones otherwise. */
+function pickUsers(): [UnixUser, UnixUser] {
+  const has = (n: string): boolean => { try { execFileSync('getent', ['passwd', n], { stdio: 'ignore' }); return true; } catch { return false; } };
+  const names: [string, string] = has('alice') && has('bob') ? ['alice', 'bob'] : ['f7tlocal1', 'f7tlocal2'];
+  names.forEach(ensureUser);
+  return [unixUser(names[0]), unixUser(names[1])];
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+void describe('local scheduler: sbatch parsing', () => {
+  void test('time formats', () => {
+    assert.equal(parseTimeLimit('10'), 600);
+    assert.equal(parseTimeLimit('1:30'), 90);
+    assert.equal(parseTimeLimit('01:02:03'), 3723);
+    assert.equal(parseTimeLimit('2-3'), (2 * 24 + 3) * 3600);
+    assert.equal(parseTimeLimit('1-00:30'), 86400 + 1800);
+    assert.equal(parseTimeLimit('1-0:0:5'), 86405);
+    assert.equal(parseTimeLimit('UNLIMITED'), null);
+    assert.equal(parseTimeLimit('ten'), undefined);
+    assert.equal(parseTimeLimit('1:2:3:4'), undefined);
+  });
+
+  void test('directives stop at the first command and accept long, short and quoted forms', () => {
+    const d = parseDirectives([
+      '#!/bin/bash', '', '# a comment', '#SBATCH --job-name="my job" # trailing comment', '#SBATCH -o out-%j.txt',
+      '#SBATCH -e err.txt -t 5', '#SBATCH --chdir sub', '#SBATCH -pdebug', '#SBATCH --account=proj2 --nodes=1',
+      'echo hi', '#SBATCH --partition=long',
+    ].join('\n'));
+    assert.deepEqual(d, { name: 'my job', output: 'out-%j.txt', error: 'err.txt', time: '5', chdir: 'sub', partition: 'debug', account: 'proj2' });
+  });
+
+  void test('output patterns', () => {
+    const v = { jobId: '42', jobName: 'x', user: 'alice', node: 'n1' };
+    assert.equal(expandPattern('slurm-%j.out', v), 'slurm-42.out');
+    assert.equal(expandPattern('%x_%u_%A_%a_%N_%%_%5j_%q', v), 'x_alice_42_4294967294_n1_%_00042_%q');
+  });
+});
+
+void describe('local scheduler: jobs', { skip }, () => {
+  let alice: UnixUser;
+  let bob: UnixUser;
+  let stateDir: string;
+  let sched: LocalScheduler;
+  let work: string;
+  const made: string[] = [];
+
+  const spec = (script: string, extra: Partial<JobSpec> = {}): JobSpec => ({ script: `#!/bin/bash\n${script}\n`, workingDirectory: work, env: {}, ...extra });
+  const get = async (id: string): Promise<JobRecord> => {
+    const r = await sched.get(alice, id);
+    assert.ok(r, `job ${id} exists`);
+    return r;
+  };
+  const waitFor = async (id: string, pred: (r: JobRecord) => boolean, ms = 8000): Promise<JobRecord> => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const r = await get(id);
+      if (pred(r)) return r;
+      if (Date.now() > end) assert.fail(`job ${id} stuck in ${r.status.state} (${r.status.stateReason})`);
+      await sleep(20);
+    }
+  };
+  const done = (r: JobRecord): boolean => !['PENDING', 'RUNNING'].includes(r.status.state);
+
+  before(async () => {
+    [alice, bob] = pickUsers();
+    stateDir = mkdtempSync(join(tmpdir(), 'f7t-local-test-'));
+    work = mkdtempSync(join(alice.home, 'lsched-'));
+    chownSync(work, alice.uid, alice.gid);
+    made.push(work);
+    sched = new LocalScheduler({ cluster: 'testcluster', stateDir });
+    await sched.start();
+  });
+
+  after(async () => {
+    await sched.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+    for (const d of made) rmSync(d, { recursive: true, force: true });
+  });
+
+  void test('a job writes its output as the user, byte for byte, and completes', async () => {
+    const t0 = Date.now();
+    const id = await sched.submit(alice, spec('printf "h\\xc3\\xa9llo\\n"; printf "oops" >&2; id -un'));
+    const r = await waitFor(id, done);
+    assert.ok(Date.now() - t0 < 2000, 'a free slot starts the job at once');
+    assert.equal(r.status.state, 'COMPLETED');
+    assert.equal(r.status.exitCode, 0);
+    assert.equal(r.user, alice.name);
+    assert.equal(r.partition, 'debug');
+    assert.equal(r.account, 'proj');
+    assert.equal(r.cluster, 'testcluster');
+    assert.equal(r.tasks?.[0].id, `${id}.batch`);
+    assert.equal(r.time.limit, 3600);
+    assert.equal(r.standardOutput, join(work, `slurm-${id}.out`));
+    const out = join(work, `slurm-${id}.out`);
+    assert.deepEqual(readFileSync(out), Buffer.from(`h\u00e9llo\noops${alice.name}\n`));
+    assert.equal(statSync(out).uid, alice.uid);
+    const meta = await sched.metadata(alice, id);
+    assert.equal(meta?.script, '#!/bin/bash\nprintf "h\\xc3\\xa9llo\\n"; printf "oops" >&2; id -un\n');
+  });
+
+  void test('#SBATCH directives: job-name, output with %j, error, chdir', async () => {
+    const sub = join(work, 'sub');
+    mkdirSync(sub);
+    chownSync(sub, alice.uid, alice.gid);
+    const id = await sched.submit(alice, spec('#SBATCH -J named\n#SBATCH --output=o-%j-%x.log\n#SBATCH -e e.log\n#SBATCH --chdir=sub\npwd\necho err >&2'));
+    const r = await waitFor(id, done);
+    assert.equal(r.name, 'named');
+    assert.equal(r.status.state, 'COMPLETED');
+    assert.equal(r.workingDirectory, sub);
+    assert.equal(readFileSync(join(sub, `o-${id}-named.log`), 'utf8'), `${sub}\n`);
+    assert.equal(readFileSync(join(sub, 'e.log'), 'utf8'), 'err\n');
+    // API fields win over the script, as sbatch's command line does.
+    const id2 = await sched.submit(alice, spec('#SBATCH -J fromscript\n#SBATCH -o script.out\necho x', { name: 'fromapi', standardOutput: 'api.out' }));
+    const r2 = await waitFor(id2, done);
+    assert.equal(r2.name, 'fromapi');
+    assert.equal(readFileSync(join(work, 'api.out'), 'utf8'), 'x\n');
+    assert.equal(existsSync(join(work, 'script.out')), false);
+  });
+
+  void test('a time limit ends the job as TIMEOUT', async () => {
+    const id = await sched.submit(alice, spec('#SBATCH --time=0:01\nsleep 30'));
+    const r = await waitFor(id, done, 6000);
+    assert.equal(r.status.state, 'TIMEOUT');
+    assert.equal(r.status.stateReason, 'TimeLimit');
+    assert.equal(r.time.limit, 1);
+  });
+
+  void test('a non-zero exit is FAILED with its exit code', async () => {
+    const id = await sched.submit(alice, spec('exit 3'));
+    const r = await waitFor(id, done);
+    assert.equal(r.status.state, 'FAILED');
+    assert.equal(r.status.exitCode, 3);
+  });
+
+  void test('PENDING -> RUNNING -> COMPLETED, queue reasons, cancel running and pending', async () => {
+    const n = Math.max(1, cpus().length);
+    const blockers: string[] = [];
+    for (let i = 0; i < n; i++) blockers.push(await sched.submit(alice, spec('sleep 30')));
+    for (const b of blockers) await waitFor(b, (r) => r.status.state === 'RUNNING');
+    const first = await sched.submit(alice, spec('echo first'));
+    const second = await sched.submit(alice, spec('echo second'));
+    assert.equal((await get(first)).status.state, 'PENDING');
+    assert.equal((await get(first)).status.stateReason, 'Resources');
+    assert.equal((await get(second)).status.stateReason, 'Priority');
+    assert.equal((await sched.nodes(alice))[0].state[0], 'ALLOCATED');
+
+    await sched.cancel(alice, second);
+    const c2 = await get(second);
+    assert.equal(c2.status.state, `CANCELLED by ${alice.uid}`);
+    assert.equal(c2.killRequestUser, alice.name);
+
+    await sched.cancel(alice, blockers[0]);
+    const c1 = await waitFor(blockers[0], () => true);
+    assert.match(c1.status.state, /^CANCELLED by /);
+    const f = await waitFor(first, (r) => r.status.state !== 'PENDING');
+    assert.ok(['RUNNING', 'COMPLETED'].includes(f.status.state));
+    assert.equal((await waitFor(first, done)).status.state, 'COMPLETED');
+    assert.equal(readFileSync(join(work, `slurm-${first}.out`), 'utf8'), 'first\n');
+    await sched.cancel(alice, first); // finished: a no-op, like scancel
+    assert.equal((await get(first)).status.state, 'COMPLETED');
+    for (const b of blockers.slice(1)) await sched.cancel(alice, b);
+    for (const b of blockers) await waitFor(b, () => true);
+  });
+
+  void test('another user cannot cancel; unknown jobs are 404', async () => {
+    const id = await sched.submit(alice, spec('sleep 30'));
+    await assert.rejects(sched.cancel(bob, id), (e: unknown) =>
+      e instanceof SchedulerError && e.status === 500 && e.message.includes(`Kill job error on job id ${id}: Access/permission denied`));
+    await assert.rejects(sched.cancel(alice, '999999'), (e: unknown) => e instanceof SchedulerError && e.status === 404);
+    assert.deepEqual((await sched.list(bob, {})).map((j) => j.jobId), []);
+    assert.ok((await sched.list(bob, { allUsers: true })).some((j) => j.jobId === id));
+    await sched.cancel(alice, id);
+  });
+
+  void test('attach runs a command in a running job', async () => {
+    const id = await sched.submit(alice, spec('sleep 30'));
+    await waitFor(id, (r) => r.status.state === 'RUNNING');
+    const out = await sched.attach(alice, id, 'echo "$SLURM_JOB_ID $(pwd) $(id -un)"', 5000);
+    assert.equal(out.stdout, `${id} ${work} ${alice.name}\n`);
+    await sched.cancel(alice, id);
+    await waitFor(id, done);
+    await assert.rejects(sched.attach(alice, id, 'true', 5000), (e: unknown) => e instanceof SchedulerError && e.status === 400);
+  });
+
+  void test('afterok dependencies wait, run, or are never satisfied', async () => {
+    const a = await sched.submit(alice, spec('sleep 0.5'));
+    const b = await sched.submit(alice, spec('echo after', { afterOk: a }));
+    assert.equal((await get(b)).status.stateReason, 'Dependency');
+    assert.equal((await waitFor(b, done)).status.state, 'COMPLETED');
+    assert.ok((await get(b)).time.start! >= (await get(a)).time.end!);
+    const bad = await sched.submit(alice, spec('exit 1'));
+    const c = await sched.submit(alice, spec(`#SBATCH --dependency=afterok:${bad}\necho never`));
+    const rc = await waitFor(c, done);
+    assert.equal(rc.status.state, 'CANCELLED');
+    assert.equal(rc.status.stateReason, 'DependencyNeverSatisfied');
+  });
+
+  void test('the job sees the Slurm variables and its env', async () => {
+    const id = await sched.submit(alice, spec('echo "$SLURM_JOB_ID|$SLURM_JOB_NAME|$SLURM_SUBMIT_DIR|$SLURM_JOB_PARTITION|$SLURM_CLUSTER_NAME|$FOO|$HOME"', {
+      name: 'envjob', env: { FOO: 'bar baz' }, partition: 'long',
+    }));
+    await waitFor(id, done);
+    assert.equal(readFileSync(join(work, `slurm-${id}.out`), 'utf8'), `${id}|envjob|${work}|long|testcluster|bar baz|${alice.home}\n`);
+  });
+
+  void test('hostile working directory and job name stay strings', async () => {
+    const marker = `f7t-pwned-${process.pid}`;
+    const evil = join(work, `a'; touch ${marker}; echo "$(touch ${marker})`);
+    mkdirSync(evil);
+    chownSync(evil, alice.uid, alice.gid);
+    const id = await sched.submit(alice, spec('pwd; echo "$SLURM_JOB_NAME"', { workingDirectory: evil, name: `$(touch ${marker})\`touch ${marker}\`;touch ${marker}` }));
+    const r = await waitFor(id, done);
+    assert.equal(r.status.state, 'COMPLETED');
+    assert.equal(readFileSync(join(evil, `slurm-${id}.out`), 'utf8'), `${evil}\n$(touch ${marker})\`touch ${marker}\`;touch ${marker}\n`);
+    for (const dir of ['/', work, evil, alice.home, tmpdir()]) assert.equal(existsSync(join(dir, marker)), false, `nothing ran in ${dir}`);
+  });
+
+  void test('sbatch refusals: unknown partition, bad time, not a script', async () => {
+    await assert.rejects(sched.submit(alice, spec('true', { partition: 'nope' })), (e: unknown) =>
+      e instanceof SchedulerError && e.status === 500 && e.message.includes('sbatch: error: invalid partition specified: nope'));
+    await assert.rejects(sched.submit(alice, spec('#SBATCH --time=soon\ntrue')), /Invalid --time specification/);
+    await assert.rejects(sched.submit(alice, spec('#SBATCH --time=3-0\ntrue')), /Requested time limit is invalid/);
+    await assert.rejects(sched.submit(alice, { script: 'echo hi', workingDirectory: work, env: {} }), /does not look like a batch script/);
+  });
+
+  void test('partitions, nodes, reservations and accounts', async () => {
+    assert.deepEqual((await sched.partitions(alice)).map((p) => [p.name, p.maxTime]), [['debug', 3600], ['long', 172800], ['xfer', 86400]]);
+    const [maint] = await sched.reservations(alice);
+    assert.equal(maint.name, 'maint');
+    assert.equal(maint.state, 'inactive');
+    const now = Math.floor(Date.now() / 1000);
+    await sched.createReservation({ name: 'r1', startTime: now + 3600, endTime: now + 7200, users: [alice.name] });
+    await assert.rejects(sched.createReservation({ name: 'r1', startTime: now + 3600, endTime: now + 7200 }), (e: unknown) => e instanceof SchedulerError && e.status === 400);
+    await assert.rejects(sched.createReservation({ name: 'r2', startTime: now + 7200, endTime: now + 3600 }), (e: unknown) => e instanceof SchedulerError && e.status === 400);
+    await sched.updateReservation({ name: 'r1', startTime: now - 10, endTime: now + 7200 });
+    assert.equal((await sched.reservations(alice)).find((r) => r.name === 'r1')?.state, 'active');
+    // While r1 is active it holds the node: other jobs wait, r1's own job runs.
+    const other = await sched.submit(bob, { ...spec('true'), workingDirectory: bob.home });
+    assert.match((await sched.get(bob, other))!.status.stateReason ?? '', /Reservation/);
+    const inside = await sched.submit(alice, spec('true', { reservation: 'r1' }));
+    assert.equal((await waitFor(inside, done)).status.state, 'COMPLETED');
+    await sched.deleteReservation('r1');
+    assert.equal((await waitFor(other, done)).status.state, 'COMPLETED');
+    await assert.rejects(sched.deleteReservation('r1'), (e: unknown) => e instanceof SchedulerError && e.status === 400);
+    assert.deepEqual(await sched.accounts(alice), alice.name === 'alice' ? [{ name: 'proj', default: true }, { name: 'proj2', default: false }] : [{ name: 'proj', default: true }]);
+    assert.equal(await sched.version(), 'local-1.0');
+  });
+
+  void test('ids keep increasing and history survives a restart; running jobs become NODE_FAIL', async () => {
+    const finishedId = await sched.submit(alice, spec('echo old'));
+    await waitFor(finishedId, done);
+    const runningId = await sched.submit(alice, spec('sleep 30'));
+    await waitFor(runningId, (r) => r.status.state === 'RUNNING');
+    await sched.stop();
+    sched = new LocalScheduler({ cluster: 'testcluster', stateDir });
+    await sched.start();
+    assert.equal((await get(finishedId)).status.state, 'COMPLETED');
+    assert.equal((await get(runningId)).status.state, 'NODE_FAIL');
+    const next = await sched.submit(alice, spec('echo new'));
+    assert.ok(Number(next) > Number(runningId));
+    await waitFor(next, done);
+    const listed = (await sched.list(alice, { finishedWithinSeconds: 3600 })).map((j) => j.jobId);
+    assert.ok(listed.includes(finishedId) && listed.includes(next));
+    const acct = await sched.accounting(alice, { jobIds: [finishedId] });
+    assert.deepEqual(acct.map((j) => j.jobId), [finishedId]);
+    assert.equal((await sched.list(alice, { name: 'nomatch' })).length, 0);
+  });
+});
