@@ -8,6 +8,7 @@ import type { JobRef } from '../../common/jobRef';
 import { RefreshScheduler, type RefreshReason } from '../../common/refreshScheduler';
 import type { ExtensionServices } from '../../common/services';
 import type { JobsFilter, JobsViewControl } from '../../common/viewControls';
+import { onConnectionsChanged } from '../connectionSignature';
 import { snapshotTree } from '../treeSnapshot';
 import { endingOf } from './jobFormat';
 import { JobsModel } from './jobsModel';
@@ -40,7 +41,7 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
       this.provider,
       this.view,
       this.view.onDidChangeVisibility((e) => this.scheduler.setVisible(e.visible)),
-      services.connections.onDidChange(() => this.scheduler.request('connection')),
+      onConnectionsChanged(services.connections, () => this.scheduler.request('connection')),
       this.model.onDidFinish(({ ref, job }) => this.notifyFinished(ref, job)),
       this._onDidRefresh,
     );

@@ -1,0 +1,124 @@
+/** The elements of the Systems tree and their TreeItems. */
+import * as vscode from 'vscode';
+import { UnauthorizedError } from '../../core/errors';
+import type { ComputeNode, FileSystemInfo, Partition, Reservation, System } from '../../core/model';
+import { healthIcon, healthTooltip, isMaintenanceSoon, nodeDescription, partitionDescription, reservationDescription, reservationTooltip } from './systemsFormat';
+
+export type Category = 'partitions' | 'nodes' | 'reservations' | 'filesystems' | 'userinfo';
+
+export type SystemsNode =
+  | { kind: 'connection'; profile: string }
+  | { kind: 'system'; profile: string; system: System }
+  | { kind: 'category'; profile: string; system: System; category: Category }
+  | { kind: 'partition'; profile: string; system: string; partition: Partition }
+  | { kind: 'nodeState'; profile: string; system: string; state: string; nodes: ComputeNode[] }
+  | { kind: 'computeNode'; profile: string; system: string; node: ComputeNode }
+  | { kind: 'reservation'; profile: string; system: string; reservation: Reservation }
+  | { kind: 'filesystem'; profile: string; system: string; fs: FileSystemInfo }
+  | { kind: 'info'; id: string; label: string; description?: string; icon: string }
+  | { kind: 'error'; id: string; profile: string; system?: string; what: string; error: unknown };
+
+const CATEGORY: Record<Category, { label: string; icon: string }> = {
+  partitions: { label: 'Partitions', icon: 'layers' },
+  nodes: { label: 'Nodes', icon: 'server' },
+  reservations: { label: 'Reservations', icon: 'calendar' },
+  filesystems: { label: 'Filesystems', icon: 'folder-library' },
+  userinfo: { label: 'User info', icon: 'account' },
+};
+
+export const CATEGORIES = Object.keys(CATEGORY) as Category[];
+
+const md = (s: string) => new vscode.MarkdownString(s, true);
+const icon = (id: string, color?: string) => new vscode.ThemeIcon(id, color ? new vscode.ThemeColor(color) : undefined);
+
+export function toTreeItem(n: SystemsNode): vscode.TreeItem {
+  const { None, Collapsed, Expanded } = vscode.TreeItemCollapsibleState;
+  let item: vscode.TreeItem;
+  switch (n.kind) {
+    case 'connection':
+      item = new vscode.TreeItem(n.profile, Expanded);
+      item.iconPath = icon('plug');
+      item.contextValue = 'connection;';
+      item.id = `c/${n.profile}`;
+      return item;
+    case 'system': {
+      item = new vscode.TreeItem(n.system.name, Collapsed);
+      item.description = n.system.health.status;
+      const h = healthIcon(n.system.health);
+      item.iconPath = icon(h.id, h.color);
+      item.tooltip = md(healthTooltip(n.system.name, n.system.health));
+      item.contextValue = `system;health-${n.system.health.status};`;
+      item.id = `s/${n.profile}/${n.system.name}`;
+      return item;
+    }
+    case 'category':
+      item = new vscode.TreeItem(CATEGORY[n.category].label, Collapsed);
+      item.iconPath = icon(CATEGORY[n.category].icon);
+      item.contextValue = `category;${n.category};`;
+      item.id = `k/${n.profile}/${n.system.name}/${n.category}`;
+      return item;
+    case 'partition':
+      item = new vscode.TreeItem(n.partition.name, None);
+      item.description = partitionDescription(n.partition);
+      item.iconPath = n.partition.isDefault ? icon('star-full') : icon(n.partition.state === 'UP' ? 'layers-active' : 'layers-dot', n.partition.state === 'UP' ? undefined : 'list.warningForeground');
+      item.contextValue = `partition;${n.partition.isDefault ? 'default;' : ''}`;
+      item.id = `p/${n.profile}/${n.system}/${n.partition.name}`;
+      if (n.partition.maxTimeSeconds !== undefined) item.tooltip = `max time ${Number.isFinite(n.partition.maxTimeSeconds) ? `${Math.round(n.partition.maxTimeSeconds / 60)} min` : 'unlimited'}`;
+      return item;
+    case 'nodeState':
+      item = new vscode.TreeItem(n.state, Collapsed);
+      item.description = String(n.nodes.length);
+      item.iconPath = icon('server');
+      item.contextValue = 'nodeState;';
+      item.id = `ns/${n.profile}/${n.system}/${n.state}`;
+      return item;
+    case 'computeNode': {
+      item = new vscode.TreeItem(n.node.name, None);
+      item.description = nodeDescription(n.node);
+      const down = n.node.states.some((s) => /DOWN|DRAIN|FAIL|OFFLINE/.test(s));
+      item.iconPath = down ? icon('vm-outline', 'list.errorForeground') : icon('vm');
+      item.contextValue = 'computeNode;';
+      item.id = `n/${n.profile}/${n.system}/${n.node.name}`;
+      return item;
+    }
+    case 'reservation': {
+      const soon = isMaintenanceSoon(n.reservation);
+      item = new vscode.TreeItem(n.reservation.name, None);
+      item.description = reservationDescription(n.reservation);
+      item.iconPath = soon ? icon('warning', 'list.warningForeground') : icon('calendar');
+      item.tooltip = md(reservationTooltip(n.reservation));
+      item.contextValue = `reservation;${soon ? 'maintenance;' : ''}`;
+      item.id = `r/${n.profile}/${n.system}/${n.reservation.name}`;
+      return item;
+    }
+    case 'filesystem':
+      item = new vscode.TreeItem(n.fs.path, None);
+      item.description = n.fs.dataType + (n.fs.defaultWorkDir ? ' · default work dir' : '');
+      item.iconPath = icon('root-folder');
+      item.contextValue = 'filesystem;openable;';
+      item.tooltip = `Open ${n.fs.path} on ${n.system} as a remote folder`;
+      item.id = `f/${n.profile}/${n.system}/${n.fs.path}`;
+      return item;
+    case 'info':
+      item = new vscode.TreeItem(n.label, None);
+      item.description = n.description;
+      item.iconPath = icon(n.icon);
+      item.contextValue = 'info;';
+      item.id = n.id;
+      return item;
+    case 'error': {
+      const signIn = n.error instanceof UnauthorizedError;
+      const message = n.error instanceof Error ? n.error.message : String(n.error);
+      item = new vscode.TreeItem(signIn ? 'Not signed in' : `Could not load ${n.what}`, None);
+      item.description = message;
+      item.tooltip = message;
+      item.iconPath = signIn ? icon('account') : icon('error', 'list.errorForeground');
+      item.contextValue = signIn ? 'error;signin;' : 'error;retry;';
+      item.command = signIn
+        ? { title: 'Sign In', command: 'firecrest.systems.signIn', arguments: [n] }
+        : { title: 'Retry', command: 'firecrest.systems.retry', arguments: [n] };
+      item.id = n.id;
+      return item;
+    }
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * TreeDataProvider of the Systems view: connection (when several) > system > category > items.
+ * Children are fetched on expand through the model; a failure becomes an error node in place.
+ */
+import * as vscode from 'vscode';
+import type { ComputeNode, System, UserInfo } from '../../core/model';
+import type { SystemsModel } from './systemsModel';
+import { CATEGORIES, toTreeItem, type SystemsNode } from './systemsNodes';
+
+/** More nodes than this are grouped by state. */
+const GROUP_NODES_ABOVE = 20;
+
+export class SystemsProvider implements vscode.TreeDataProvider<SystemsNode>, vscode.Disposable {
+  private readonly _onDidChangeTreeData = new vscode.EventEmitter<SystemsNode | undefined>();
+  readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
+  private readonly sub: vscode.Disposable;
+
+  constructor(private readonly model: SystemsModel) {
+    this.sub = model.onDidChange(() => this._onDidChangeTreeData.fire(undefined));
+  }
+
+  getTreeItem(n: SystemsNode): vscode.TreeItem {
+    return toTreeItem(n);
+  }
+
+  async getChildren(n?: SystemsNode): Promise<SystemsNode[]> {
+    if (!n) {
+      const profiles = this.model.profiles();
+      if (profiles.length === 1) return this.systemNodes(profiles[0]);
+      return profiles.map((profile) => ({ kind: 'connection', profile }));
+    }
+    switch (n.kind) {
+      case 'connection':
+        return this.systemNodes(n.profile);
+      case 'system':
+        return CATEGORIES.map((category) => ({ kind: 'category', profile: n.profile, system: n.system, category }));
+      case 'category':
+        return this.categoryChildren(n.profile, n.system, n.category);
+      case 'nodeState':
+        return n.nodes.map((node) => ({ kind: 'computeNode', profile: n.profile, system: n.system, node }));
+      default:
+        return [];
+    }
+  }
+
+  private async systemNodes(profile: string): Promise<SystemsNode[]> {
+    try {
+      const systems = await this.model.systems(profile);
+      if (systems.length === 0) return [{ kind: 'info', id: `i/${profile}/none`, label: 'No systems', icon: 'info' }];
+      return systems.map((system) => ({ kind: 'system', profile, system }));
+    } catch (error) {
+      return [{ kind: 'error', id: `e/${profile}`, profile, what: 'systems', error }];
+    }
+  }
+
+  private async categoryChildren(profile: string, system: System, category: (typeof CATEGORIES)[number]): Promise<SystemsNode[]> {
+    const name = system.name;
+    const base = { profile, system: name };
+    const fail = (what: string, error: unknown): SystemsNode[] => [{ kind: 'error', id: `e/${profile}/${name}/${category}`, profile, system: name, what, error }];
+    const empty = (label: string): SystemsNode[] => [{ kind: 'info', id: `i/${profile}/${name}/${category}`, label, icon: 'info' }];
+    switch (category) {
+      case 'filesystems':
+        return system.fileSystems.length ? system.fileSystems.map((fs) => ({ kind: 'filesystem', ...base, fs })) : empty('No filesystems');
+      case 'partitions':
+        try {
+          const parts = await this.model.fetch(profile, name, 'partitions', (c) => c.partitions(name));
+          return parts.length ? parts.map((partition) => ({ kind: 'partition', ...base, partition })) : empty('No partitions');
+        } catch (e) {
+          return fail('partitions', e);
+        }
+      case 'reservations':
+        try {
+          const res = await this.model.fetch(profile, name, 'reservations', (c) => c.reservations(name));
+          return res.length ? res.map((reservation) => ({ kind: 'reservation', ...base, reservation })) : empty('No reservations');
+        } catch (e) {
+          return fail('reservations', e);
+        }
+      case 'nodes':
+        try {
+          const nodes = await this.model.fetch(profile, name, 'nodes', (c) => c.nodes(name));
+          if (nodes.length === 0) return empty('No nodes');
+          if (nodes.length <= GROUP_NODES_ABOVE) return nodes.map((node) => ({ kind: 'computeNode', ...base, node }));
+          return groupByState(nodes).map(([state, list]) => ({ kind: 'nodeState', ...base, state, nodes: list }));
+        } catch (e) {
+          return fail('nodes', e);
+        }
+      case 'userinfo':
+        try {
+          return userInfoNodes(profile, name, await this.model.fetch(profile, name, 'userinfo', (c) => c.userInfo(name)));
+        } catch (e) {
+          return fail('user info', e);
+        }
+    }
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+    this._onDidChangeTreeData.dispose();
+  }
+}
+
+function groupByState(nodes: ComputeNode[]): [string, ComputeNode[]][] {
+  const by = new Map<string, ComputeNode[]>();
+  for (const n of nodes) {
+    const state = n.states.join('+') || 'UNKNOWN';
+    let list = by.get(state);
+    if (!list) by.set(state, (list = []));
+    list.push(n);
+  }
+  return [...by.entries()].sort((a, b) => b[1].length - a[1].length);
+}
+
+function userInfoNodes(profile: string, system: string, u: UserInfo): SystemsNode[] {
+  const id = (k: string) => `u/${profile}/${system}/${k}`;
+  const out: SystemsNode[] = [
+    { kind: 'info', id: id('user'), label: `User ${u.user.name}`, description: `uid ${u.user.id}`, icon: 'person' },
+    { kind: 'info', id: id('group'), label: `Group ${u.group.name}`, description: `gid ${u.group.id}`, icon: 'organization' },
+  ];
+  if (u.groups.length) out.push({ kind: 'info', id: id('groups'), label: 'Groups', description: u.groups.map((g) => g.name).join(', '), icon: 'organization' });
+  if (u.accounts?.length) {
+    const accounts = u.accounts.map((a) => (a.isDefault ? `${a.name} (default)` : a.name)).join(', ');
+    out.push({ kind: 'info', id: id('accounts'), label: 'Accounts', description: accounts, icon: 'credit-card' });
+  }
+  return out;
+}

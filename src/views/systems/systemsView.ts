@@ -1,0 +1,42 @@
+/**
+ * The Systems view: no polling at all (status changes slowly and costs scheduler calls); it
+ * repaints on connection changes, Refresh and Retry.
+ */
+import * as vscode from 'vscode';
+import type { ExtensionServices } from '../../common/services';
+import type { SystemsViewControl } from '../../common/viewControls';
+import { onConnectionsChanged } from '../connectionSignature';
+import { snapshotTree } from '../treeSnapshot';
+import { SystemsModel } from './systemsModel';
+import type { SystemsNode } from './systemsNodes';
+import { SystemsProvider } from './systemsProvider';
+
+export class SystemsView implements SystemsViewControl, vscode.Disposable {
+  private readonly model: SystemsModel;
+  private readonly provider: SystemsProvider;
+  private readonly view: vscode.TreeView<SystemsNode>;
+  private readonly disposables: vscode.Disposable[];
+
+  constructor(services: ExtensionServices) {
+    this.model = new SystemsModel(services.connections);
+    this.provider = new SystemsProvider(this.model);
+    this.view = vscode.window.createTreeView('firecrest.systems', { treeDataProvider: this.provider, showCollapseAll: true });
+    this.disposables = [this.model, this.provider, this.view, onConnectionsChanged(services.connections, () => this.model.refresh())];
+  }
+
+  refresh(): void {
+    this.model.refresh();
+  }
+
+  retry(_node: unknown): void {
+    this.model.retryFailed();
+  }
+
+  async snapshot(): Promise<unknown> {
+    return { visible: this.view.visible, tree: await snapshotTree(this.provider) };
+  }
+
+  dispose(): void {
+    for (const d of this.disposables.reverse()) d.dispose();
+  }
+}
