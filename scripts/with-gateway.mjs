@@ -17,7 +17,6 @@ const sep = argv.indexOf('--');
 const own = sep >= 0 ? argv.slice(0, sep) : [];
 const cmd = sep >= 0 ? argv.slice(sep + 1) : argv;
 const opt = (name, dflt) => { const i = own.indexOf(name); return i >= 0 ? own[i + 1] : dflt; };
-if (cmd.length === 0) { console.error('usage: with-gateway.mjs [--scheduler S] [--api v1|v2] -- command ...'); process.exit(2); }
 
 function runCommand(env) {
   return new Promise((resolve) => {
@@ -62,6 +61,8 @@ export function envFor(info, line, api = 'v2') {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  // Only when run as a script: importing startGateway()/envFor() must not exit the importer.
+  if (cmd.length === 0) { console.error('usage: with-gateway.mjs [--scheduler S] [--api v1|v2] -- command ...'); process.exit(2); }
   if (process.env.FIRECREST_URL) {
     console.error(`[with-gateway] using the deployment at ${process.env.FIRECREST_URL} (FIRECREST_URL is set)`);
     process.exit(await runCommand({}));
