@@ -1,0 +1,141 @@
+/**
+ * `vscode.FileSystemProvider` for `firecrest://` URIs: a thin adapter over the vscode-free
+ * RemoteFileSystem (operations, cache) and ChangePoller (watching), which batches change events and
+ * maps every failure through `toFileSystemError`.
+ */
+import * as vscode from 'vscode';
+import { FirecrestUri, FIRECREST_SCHEME } from '../core/uri';
+import type { Log } from '../common/services';
+import { ChangePoller, type ChangePollerOptions } from './changePoller';
+import { EntryType } from './entries';
+import { RemoteFileSystem, type RemoteChange, type RemoteFileSystemOptions } from './remoteFileSystem';
+import { isProbedPath, toFileSystemError } from './toFileSystemError';
+
+export type ProviderOptions = Omit<RemoteFileSystemOptions, 'onChange'> & {
+  poller?: Partial<Omit<ChangePollerOptions, 'list' | 'isDirectory' | 'emit'>>;
+};
+
+const KIND: Record<RemoteChange['kind'], vscode.FileChangeType> = {
+  created: vscode.FileChangeType.Created,
+  changed: vscode.FileChangeType.Changed,
+  deleted: vscode.FileChangeType.Deleted,
+};
+
+export function toVscodeUri(u: FirecrestUri): vscode.Uri {
+  return vscode.Uri.from({ scheme: FIRECREST_SCHEME, authority: u.authority, path: u.path });
+}
+
+export class FirecrestFileSystemProvider implements vscode.FileSystemProvider, vscode.Disposable {
+  readonly core: RemoteFileSystem;
+  readonly poller: ChangePoller;
+  private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+  readonly onDidChangeFile = this.emitter.event;
+  private pending: vscode.FileChangeEvent[] = [];
+  private flushTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    options: ProviderOptions,
+    private readonly log: Log,
+  ) {
+    this.core = new RemoteFileSystem({ ...options, onChange: (c) => this.fire(c) });
+    this.poller = new ChangePoller({
+      ...options.poller,
+      list: (dir, maxAgeMs) => this.core.list(dir, maxAgeMs),
+      isDirectory: async (uri) => ((await this.core.stat(uri)).type & EntryType.Directory) !== 0,
+      emit: (c) => this.fire(c),
+      onError: (dir, e) => this.log.debug(`poll ${dir.toString()}: ${e instanceof Error ? e.message : String(e)}`),
+    });
+  }
+
+  /** Announces changes made outside the provider (commands such as chmod or symlink). */
+  refresh(uri: vscode.Uri): void {
+    const u = FirecrestUri.parse(uri);
+    this.core.invalidate(u);
+    this.core.invalidate(u.dirname);
+    this.fire([{ kind: 'changed', uri: u }]);
+  }
+
+  watch(uri: vscode.Uri, options: { readonly recursive: boolean; readonly excludes: readonly string[] }): vscode.Disposable {
+    const w = this.poller.watch(FirecrestUri.parse(uri), options.recursive);
+    return new vscode.Disposable(() => w.dispose());
+  }
+
+  stat(uri: vscode.Uri): Promise<vscode.FileStat> {
+    return this.run('stat', uri, async (u) => {
+      const e = await this.core.stat(u);
+      return { type: e.type as vscode.FileType, size: e.size, mtime: e.mtime, ctime: e.mtime };
+    });
+  }
+
+  readDirectory(uri: vscode.Uri): Promise<[string, vscode.FileType][]> {
+    return this.run('readDirectory', uri, async (u) => {
+      const listing = await this.core.list(u);
+      this.poller.noteListed(u, listing);
+      return [...listing.entries.values()].map((e): [string, vscode.FileType] => [e.name, e.type as vscode.FileType]);
+    });
+  }
+
+  readFile(uri: vscode.Uri): Promise<Uint8Array> {
+    return this.run('readFile', uri, (u) => this.core.readFile(u));
+  }
+
+  writeFile(uri: vscode.Uri, content: Uint8Array, options: { readonly create: boolean; readonly overwrite: boolean }): Promise<void> {
+    return this.run('writeFile', uri, (u) => this.core.writeFile(u, content, options));
+  }
+
+  createDirectory(uri: vscode.Uri): Promise<void> {
+    return this.run('createDirectory', uri, (u) => this.core.createDirectory(u));
+  }
+
+  delete(uri: vscode.Uri, options: { readonly recursive: boolean }): Promise<void> {
+    return this.run('delete', uri, (u) => this.core.delete(u, options));
+  }
+
+  rename(oldUri: vscode.Uri, newUri: vscode.Uri, options: { readonly overwrite: boolean }): Promise<void> {
+    return this.run('rename', oldUri, (u) => this.core.rename(u, FirecrestUri.parse(newUri), options));
+  }
+
+  copy(source: vscode.Uri, destination: vscode.Uri, options: { readonly overwrite: boolean }): Promise<void> {
+    return this.run('copy', source, (u) => this.core.copy(u, FirecrestUri.parse(destination), options));
+  }
+
+  dispose(): void {
+    this.poller.dispose();
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.emitter.dispose();
+  }
+
+  private async run<T>(op: string, uri: vscode.Uri, fn: (u: FirecrestUri) => Promise<T>): Promise<T> {
+    try {
+      return await fn(FirecrestUri.parse(uri));
+    } catch (e) {
+      const err = toFileSystemError(e, uri);
+      this.logFailure(op, uri, err);
+      throw err;
+    }
+  }
+
+  private logFailure(op: string, uri: vscode.Uri, err: vscode.FileSystemError): void {
+    const line = `${op} ${uri.toString(true)}: ${err.message}`;
+    if (err.code === 'FileNotFound') {
+      // VS Code probes for .vscode, .git, settings... on its own: expected, never an error.
+      if (isProbedPath(uri)) this.log.debug(line);
+      else this.log.info(line);
+    } else if (err.code === 'FileExists' || err.code === 'NoPermissions') {
+      this.log.warn(line);
+    } else {
+      this.log.error(line);
+    }
+  }
+
+  /** Batches events a few ms so a burst (a poll, a folder copy) becomes one onDidChangeFile. */
+  private fire(changes: RemoteChange[]): void {
+    for (const c of changes) this.pending.push({ type: KIND[c.kind], uri: toVscodeUri(c.uri) });
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = undefined;
+      const batch = this.pending;
+      this.pending = [];
+      if (batch.length > 0) this.emitter.fire(batch);
+    }, 5);
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Registers the `firecrest` file system: the provider, its window-focus gate, and the systems'
+ * direct-transfer limits. Returns a handle whose `refresh` the composition root hands to the file
+ * commands (which may not import this folder).
+ */
+import * as vscode from 'vscode';
+import { NotFoundError } from '../core/errors';
+import { FIRECREST_SCHEME } from '../core/uri';
+import type { ExtensionServices } from '../common/services';
+import { FirecrestFileSystemProvider } from './provider';
+
+/** pyfirecrest's direct-transfer limit, used when a system does not report its own. */
+const DEFAULT_DIRECT_LIMIT = 1024 * 1024;
+
+/** What the composition root gets back: dispose, and a way to say "this changed" from elsewhere. */
+export interface RemoteFileSystemHandle extends vscode.Disposable {
+  /** Forgets cached listings around `uri` and tells VS Code it changed (after chmod, symlink...). */
+  refresh(uri: vscode.Uri): void;
+}
+
+export function registerFileSystem(services: ExtensionServices): RemoteFileSystemHandle {
+  const { connections } = services;
+  const log = services.log.withTag('fs');
+  const provider = new FirecrestFileSystemProvider(
+    {
+      clientFor: (profile) => connections.client(profile),
+      directLimit: async (profile, system) => {
+        const found = (await connections.systems(profile)).find((s) => s.name === system);
+        if (!found) throw new NotFoundError(`No system named ${system}`);
+        return found.maxDirectTransferSize > 0 ? found.maxDirectTransferSize : DEFAULT_DIRECT_LIMIT;
+      },
+      poller: { active: vscode.window.state.focused },
+    },
+    log,
+  );
+  const registrations = vscode.Disposable.from(
+    vscode.workspace.registerFileSystemProvider(FIRECREST_SCHEME, provider, { isCaseSensitive: true }),
+    // An unfocused window polls nothing; on return, visible folders catch up at once.
+    vscode.window.onDidChangeWindowState((s) => provider.poller.setActive(s.focused)),
+    provider,
+  );
+  return {
+    refresh: (uri) => provider.refresh(uri),
+    dispose: () => {
+      registrations.dispose();
+    },
+  };
+}

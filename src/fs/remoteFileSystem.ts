@@ -1,0 +1,268 @@
+/**
+ * The FileSystemProvider semantics over a FirecREST client, free of `vscode` so that the bench can
+ * drive it from Node. One listing answers `readDirectory` of a folder and `stat` of each child;
+ * listings are cached a few seconds with single-flight; writes go through a temporary file and a
+ * move so a failed save never truncates the target.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FirecrestApi } from '../core/api';
+import { InvalidInputError, NotFoundError, PermissionDeniedError, TooLargeError } from '../core/errors';
+import { FirecrestUri } from '../core/uri';
+import { EntryType, entryFromStat, fetchListing, permissionsToMode, type Listing, type RemoteEntry } from './entries';
+import { FsError, tooLargeForDirectTransfer } from './fsError';
+import { TtlCache } from './ttlCache';
+
+export type ChangeKind = 'created' | 'changed' | 'deleted';
+export interface RemoteChange {
+  kind: ChangeKind;
+  uri: FirecrestUri;
+}
+
+export interface RemoteFileSystemOptions {
+  /** The signed-in client of a profile (undefined: the default profile). */
+  clientFor(profile: string | undefined): Promise<FirecrestApi>;
+  /** `System.maxDirectTransferSize` of a system. */
+  directLimit(profile: string | undefined, system: string): Promise<number>;
+  /** Where our own writes are announced (the provider batches them into onDidChangeFile). */
+  onChange?(changes: RemoteChange[]): void;
+  /** Listings younger than this answer stat/readDirectory without a request (default 4 s). */
+  ttlMs?: number;
+  /** A folder's own stat may come from an older parent listing (types rarely change; default 60 s). */
+  folderStatMaxAgeMs?: number;
+  now?: () => number;
+}
+
+export class RemoteFileSystem {
+  readonly ttlMs: number;
+  private readonly folderStatMaxAgeMs: number;
+  private readonly listings: TtlCache<Listing>;
+  private readonly singles: TtlCache<RemoteEntry>;
+  private readonly limits: TtlCache<number>;
+
+  constructor(private readonly opts: RemoteFileSystemOptions) {
+    this.ttlMs = opts.ttlMs ?? 4000;
+    this.folderStatMaxAgeMs = opts.folderStatMaxAgeMs ?? 60_000;
+    this.listings = new TtlCache<Listing>(200, opts.now);
+    this.singles = new TtlCache<RemoteEntry>(500, opts.now);
+    this.limits = new TtlCache<number>(50, opts.now);
+  }
+
+  /** The listing of a folder, from the cache when younger than `maxAgeMs`. */
+  async list(dir: FirecrestUri, maxAgeMs = this.ttlMs): Promise<Listing> {
+    // A folder the cached parent listing does not contain (VS Code's probes for .vscode, .git...)
+    // is answered without a request.
+    if (dir.path !== '/') {
+      const parent = this.listings.peek(key(dir.dirname), this.ttlMs);
+      const self = parent?.entries.get(dir.basename);
+      if (parent && !self) throw new FsError('FileNotFound', `${dir.path}: no such file or directory`);
+      if (self && !(self.type & EntryType.Directory)) throw new FsError('FileNotADirectory', `${dir.path} is not a directory`);
+    }
+    return this.listings.get(key(dir), maxAgeMs, async () => fetchListing(await this.api(dir), dir));
+  }
+
+  /** The cached entry of `uri` in its parent's listing, when at most `maxAgeMs` old. */
+  peekEntry(uri: FirecrestUri, maxAgeMs = this.ttlMs): RemoteEntry | undefined {
+    return this.listings.peek(key(uri.dirname), maxAgeMs)?.entries.get(uri.basename);
+  }
+
+  async stat(uri: FirecrestUri): Promise<RemoteEntry> {
+    if (uri.path === '/') return { name: '/', type: EntryType.Directory, size: 0, mtime: 0, permissions: '' };
+    const older = this.peekEntry(uri, this.folderStatMaxAgeMs);
+    if (older && older.type & EntryType.Directory) return older;
+    let parent: Listing;
+    try {
+      parent = await this.list(uri.dirname);
+    } catch (e) {
+      // The parent may be unreadable (group scratch roots are often --x) or outside the configured
+      // file systems: ask about the entry itself.
+      if (e instanceof PermissionDeniedError || e instanceof InvalidInputError) return this.statSingle(uri);
+      if (e instanceof FsError && e.code === 'FileNotADirectory') throw new FsError('FileNotFound', `${uri.path}: no such file or directory`);
+      throw e;
+    }
+    const entry = parent.entries.get(uri.basename);
+    if (!entry) throw new FsError('FileNotFound', `${uri.path}: no such file or directory`);
+    return entry;
+  }
+
+  private statSingle(uri: FirecrestUri): Promise<RemoteEntry> {
+    return this.singles.get(key(uri), this.ttlMs, async () => {
+      const api = await this.api(uri);
+      const st = await api.stat(uri.system, uri.path, { dereference: true });
+      return entryFromStat(uri.basename, st, false);
+    });
+  }
+
+  async readDirectory(dir: FirecrestUri): Promise<[string, number][]> {
+    const listing = await this.list(dir);
+    return [...listing.entries.values()].map((e) => [e.name, e.type]);
+  }
+
+  async readFile(uri: FirecrestUri): Promise<Uint8Array> {
+    const limit = await this.directLimit(uri);
+    const known = this.peekEntry(uri);
+    if (known && known.type & EntryType.Directory) throw new FsError('FileIsADirectory', `${uri.path} is a directory`);
+    if (known && known.size > limit) throw tooLargeForDirectTransfer(uri.path, known.size, limit);
+    const api = await this.api(uri);
+    try {
+      return await api.downloadSmall(uri.system, uri.path);
+    } catch (e) {
+      if (e instanceof TooLargeError) throw tooLargeForDirectTransfer(uri.path, undefined, limit);
+      throw e;
+    }
+  }
+
+  async writeFile(uri: FirecrestUri, data: Uint8Array, flags: { create: boolean; overwrite: boolean }): Promise<void> {
+    const dir = uri.dirname;
+    const parent = await this.listForWrite(dir);
+    const entry = parent.entries.get(uri.basename);
+    if (entry && entry.type & EntryType.Directory) throw new FsError('FileIsADirectory', `${uri.path} is a directory`);
+    if (!entry && !flags.create) throw new FsError('FileNotFound', `${uri.path}: no such file or directory`);
+    if (entry && !flags.overwrite) throw new FsError('FileExists', `${uri.path} already exists`);
+    const limit = await this.directLimit(uri);
+    if (data.byteLength > limit) throw tooLargeForDirectTransfer(uri.path, data.byteLength, limit);
+
+    const api = await this.api(uri);
+    // Saving through a link writes the link's target, as an editor on a local disk would.
+    const linkTarget = entry && entry.type & EntryType.SymbolicLink ? entry.linkTarget : undefined;
+    const target = linkTarget ? resolveLink(dir, linkTarget) : uri;
+    try {
+      if (!entry && data.byteLength === 0) {
+        // Nothing can be half-written: one request creates the empty file.
+        await api.uploadSmall(uri.system, dir.path, uri.basename, data);
+      } else {
+        // A link's own mode (rwxrwxrwx) says nothing about its target's: keep the target's as it is.
+        await this.replaceAtomically(api, target, data, linkTarget ? undefined : entry?.permissions);
+      }
+    } finally {
+      this.invalidate(dir);
+      if (!target.dirname.equals(dir)) this.invalidate(target.dirname);
+    }
+    this.opts.onChange?.([{ kind: entry ? 'changed' : 'created', uri }]);
+  }
+
+  /** Upload next to the target, then move over it: the target is either old or new, never cut short. */
+  private async replaceAtomically(api: FirecrestApi, target: FirecrestUri, data: Uint8Array, permissions?: string): Promise<void> {
+    const tmp = target.dirname.joinPath(`.${target.basename}.firecrest-${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      await api.uploadSmall(target.system, tmp.dirname.path, tmp.basename, data);
+      // The move carries the temp file's mode; keep the target's (job scripts are often +x).
+      const mode = permissions ? permissionsToMode(permissions) : undefined;
+      if (mode) await api.chmod(target.system, tmp.path, mode);
+      await api.move(target.system, tmp.path, target.path);
+    } catch (e) {
+      await api.remove(target.system, tmp.path).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  async createDirectory(uri: FirecrestUri): Promise<void> {
+    const parent = await this.listForWrite(uri.dirname);
+    if (parent.entries.has(uri.basename)) throw new FsError('FileExists', `${uri.path} already exists`);
+    const api = await this.api(uri);
+    try {
+      await api.mkdir(uri.system, uri.path, { parents: false });
+    } finally {
+      this.invalidate(uri.dirname);
+    }
+    this.opts.onChange?.([{ kind: 'created', uri }]);
+  }
+
+  async delete(uri: FirecrestUri, opts: { recursive: boolean }): Promise<void> {
+    const entry = await this.stat(uri);
+    const isRealDir = entry.type === EntryType.Directory;
+    if (isRealDir && !opts.recursive) {
+      const own = await this.list(uri, 0);
+      if (own.entries.size > 0) throw new FsError('NotEmpty', `${uri.path} is not empty`);
+    }
+    const api = await this.api(uri);
+    try {
+      await api.remove(uri.system, uri.path);
+    } finally {
+      this.invalidate(uri.dirname);
+      this.invalidateTree(uri);
+    }
+    this.opts.onChange?.([{ kind: 'deleted', uri }]);
+  }
+
+  rename(from: FirecrestUri, to: FirecrestUri, opts: { overwrite: boolean }): Promise<void> {
+    return this.transfer('move', from, to, opts);
+  }
+
+  copy(from: FirecrestUri, to: FirecrestUri, opts: { overwrite: boolean }): Promise<void> {
+    return this.transfer('copy', from, to, opts);
+  }
+
+  private async transfer(op: 'move' | 'copy', from: FirecrestUri, to: FirecrestUri, opts: { overwrite: boolean }): Promise<void> {
+    if (from.system !== to.system || from.profile !== to.profile) {
+      throw new FsError('Unavailable', `${op === 'move' ? 'Moving' : 'Copying'} between systems is not supported (${from.system} -> ${to.system})`);
+    }
+    const source = await this.stat(from);
+    if (from.equals(to)) return;
+    const existing = (await this.listForWrite(to.dirname)).entries.get(to.basename);
+    if (existing && !opts.overwrite) throw new FsError('FileExists', `${to.path} already exists`);
+    const api = await this.api(from);
+    try {
+      // mv/cp onto an existing folder would put the source inside it; VS Code means "replace".
+      if (existing && (existing.type & EntryType.Directory || source.type & EntryType.Directory)) {
+        await api.remove(to.system, to.path);
+      }
+      if (op === 'move') await api.move(from.system, from.path, to.path);
+      else await api.copy(from.system, from.path, to.path);
+    } finally {
+      this.invalidate(to.dirname);
+      this.invalidateTree(to);
+      if (op === 'move') {
+        this.invalidate(from.dirname);
+        this.invalidateTree(from);
+      }
+    }
+    const changes: RemoteChange[] = [{ kind: existing ? 'changed' : 'created', uri: to }];
+    if (op === 'move') changes.unshift({ kind: 'deleted', uri: from });
+    this.opts.onChange?.(changes);
+  }
+
+  /** Forgets a folder's listing (after a change made elsewhere, e.g. chmod from a command). */
+  invalidate(dir: FirecrestUri): void {
+    const k = key(dir);
+    this.listings.invalidate((x) => x === k);
+    this.singles.invalidate((x) => x.startsWith(k.endsWith('/') ? k : k + '/') || x === k);
+  }
+
+  /** Forgets a folder and everything cached below it. */
+  invalidateTree(dir: FirecrestUri): void {
+    const k = key(dir);
+    const below = k.endsWith('/') ? k : k + '/';
+    const hit = (x: string) => x === k || x.startsWith(below);
+    this.listings.invalidate(hit);
+    this.singles.invalidate(hit);
+  }
+
+  /** Parent listings used to decide create/overwrite: a missing parent is FileNotFound. */
+  private async listForWrite(dir: FirecrestUri): Promise<Listing> {
+    try {
+      return await this.list(dir);
+    } catch (e) {
+      if (e instanceof NotFoundError || (e instanceof FsError && e.code === 'FileNotADirectory')) {
+        throw new FsError('FileNotFound', `${dir.path}: no such directory`, { cause: e });
+      }
+      throw e;
+    }
+  }
+
+  private directLimit(uri: FirecrestUri): Promise<number> {
+    // System limits change with a server reconfiguration only: a long-lived cache is right.
+    return this.limits.get(`${uri.profile ?? ''}\0${uri.system}`, 10 * 60_000, () => this.opts.directLimit(uri.profile, uri.system));
+  }
+
+  private api(uri: FirecrestUri): Promise<FirecrestApi> {
+    return this.opts.clientFor(uri.profile);
+  }
+}
+
+function resolveLink(dir: FirecrestUri, linkTarget: string): FirecrestUri {
+  return linkTarget.startsWith('/') ? dir.with({ path: linkTarget }) : dir.joinPath(linkTarget);
+}
+
+function key(uri: FirecrestUri): string {
+  return `${uri.profile ?? ''}\0${uri.system}\0${uri.path}`;
+}

@@ -1,0 +1,50 @@
+/**
+ * The ONE mapping from remote failures to `vscode.FileSystemError`. VS Code (and every extension
+ * using `workspace.fs`) branches on these codes: FileNotFound makes it create files instead of
+ * failing, NoPermissions makes it offer "retry as ...", the rest is Unavailable.
+ */
+import * as vscode from 'vscode';
+import { NotFoundError, PermissionDeniedError } from '../core/errors';
+import { FsError } from './fsError';
+
+export function toFileSystemError(e: unknown, uri: vscode.Uri): vscode.FileSystemError {
+  if (e instanceof vscode.FileSystemError) return e;
+  const text = `${e instanceof Error ? e.message : String(e)} (${uri.toString(true)})`;
+  if (e instanceof FsError) {
+    switch (e.code) {
+      case 'FileNotFound':
+        return vscode.FileSystemError.FileNotFound(text);
+      case 'FileExists':
+        return vscode.FileSystemError.FileExists(text);
+      case 'FileNotADirectory':
+        return vscode.FileSystemError.FileNotADirectory(text);
+      case 'FileIsADirectory':
+        return vscode.FileSystemError.FileIsADirectory(text);
+      case 'NoPermissions':
+        return vscode.FileSystemError.NoPermissions(text);
+      case 'NotEmpty':
+        // No dedicated code exists; the message carries the reason, as ENOTEMPTY does on disk.
+        return new vscode.FileSystemError(text);
+      case 'TooLarge':
+      case 'Unavailable':
+        return vscode.FileSystemError.Unavailable(text);
+    }
+  }
+  if (e instanceof NotFoundError) return vscode.FileSystemError.FileNotFound(text);
+  if (e instanceof PermissionDeniedError) return vscode.FileSystemError.NoPermissions(text);
+  return vscode.FileSystemError.Unavailable(text);
+}
+
+/** Paths VS Code and other extensions look for on their own; their absence is normal. */
+const PROBED = new Set([
+  '.vscode', '.git', '.hg', '.svn', 'node_modules', '.devcontainer', '.devcontainer.json', '.editorconfig',
+  'settings.json', 'launch.json', 'tasks.json', 'extensions.json', 'mcp.json', 'package.json', 'pom.xml',
+  'build.gradle', 'build.gradle.kts', 'tsconfig.json', 'jsconfig.json', 'pyproject.toml', 'setup.py',
+  'requirements.txt', 'Cargo.toml', 'go.mod', 'CMakeLists.txt', 'Makefile', '.gitignore', '.github',
+  '.prettierrc', '.eslintrc', '.env', '.venv', 'venv', '.copilot', '.cursor', 'AGENTS.md', 'CLAUDE.md',
+]);
+
+/** True when a FileNotFound for this URI is an expected probe (logged at debug, not as an error). */
+export function isProbedPath(uri: vscode.Uri): boolean {
+  return uri.path.split('/').some((seg) => PROBED.has(seg) || seg.endsWith('.code-workspace'));
+}

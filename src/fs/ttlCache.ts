@@ -1,0 +1,73 @@
+/**
+ * A small keyed cache with a time-to-live and single-flight: while a value is being fetched, every
+ * caller of the same key shares the one promise (no second request for the same directory).
+ * Invalidating a key while a fetch is in flight keeps that result out of the cache, so a write
+ * that finished after the fetch started is never hidden by it.
+ */
+export class TtlCache<V> {
+  private readonly settled = new Map<string, { value: V; at: number }>();
+  private readonly inflight = new Map<string, Promise<V>>();
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The cached value when it is at most `maxAgeMs` old. */
+  peek(key: string, maxAgeMs: number): V | undefined {
+    const hit = this.settled.get(key);
+    return hit && this.now() - hit.at <= maxAgeMs ? hit.value : undefined;
+  }
+
+  /** Age in ms of the cached value, if any. */
+  age(key: string): number | undefined {
+    const hit = this.settled.get(key);
+    return hit ? this.now() - hit.at : undefined;
+  }
+
+  get(key: string, maxAgeMs: number, fetch: () => Promise<V>): Promise<V> {
+    const fresh = this.peek(key, maxAgeMs);
+    if (fresh !== undefined) return Promise.resolve(fresh);
+    const running = this.inflight.get(key);
+    if (running) return running;
+    const p = fetch().then(
+      (value) => {
+        if (this.inflight.get(key) === p) this.store(key, value);
+        return value;
+      },
+    );
+    this.inflight.set(key, p);
+    const clear = () => {
+      if (this.inflight.get(key) === p) this.inflight.delete(key);
+    };
+    void p.then(clear, clear);
+    return p;
+  }
+
+  set(key: string, value: V): void {
+    this.inflight.delete(key);
+    this.store(key, value);
+  }
+
+  /** Drops the keys the predicate selects, cached or in flight. */
+  invalidate(select: (key: string) => boolean): void {
+    for (const k of [...this.settled.keys()]) if (select(k)) this.settled.delete(k);
+    for (const k of [...this.inflight.keys()]) if (select(k)) this.inflight.delete(k);
+  }
+
+  clear(): void {
+    this.settled.clear();
+    this.inflight.clear();
+  }
+
+  private store(key: string, value: V): void {
+    this.settled.delete(key);
+    this.settled.set(key, { value, at: this.now() });
+    // Map keeps insertion order: the first key is the oldest fetch.
+    while (this.settled.size > this.maxEntries) {
+      const oldest = this.settled.keys().next().value;
+      if (oldest === undefined) break;
+      this.settled.delete(oldest);
+    }
+  }
+}
