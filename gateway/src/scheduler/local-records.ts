@@ -3,7 +3,8 @@
  * scheduler/types.ts, with the values Slurm would report (`CANCELLED by <uid>`, `<id>.batch` task,
  * times in epoch seconds, limit in seconds, reason `None` once running).
  */
-import type { JobRecord, JobStatus, JobTime, ReservationRecord } from './types';
+import type { UnixUser } from '../users';
+import type { JobQuery, JobRecord, JobStatus, JobTime, ReservationRecord } from './types';
 import type { LocalJob, LocalReservation } from './local-state';
 
 const FINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT', 'NODE_FAIL']);
@@ -54,6 +55,14 @@ export function jobRecord(job: LocalJob, cluster: string, node: string, now: num
     standardError: job.stderr,
     standardInput: job.stdin,
   };
+}
+
+/** The user, account, name and id filters of a job query (own jobs unless `allUsers`). */
+export function matchesQuery(job: LocalJob, user: UnixUser, query: JobQuery): boolean {
+  return (query.allUsers === true || job.user.uid === user.uid)
+    && (!query.account || job.account === query.account)
+    && (!query.name || job.name === query.name)
+    && (!query.jobIds?.length || query.jobIds.includes(String(job.id)));
 }
 
 /** Whether `now` (epoch seconds) falls inside the reservation. */

@@ -13,8 +13,6 @@ import type { LocalJob, LocalReservation } from './local-state';
 import { SchedulerError, type JobSpec } from './types';
 
 export interface SubmitContext {
-  cluster: string;
-  node: string;
   partitions: { name: string; isDefault: boolean; maxTimeSeconds: number | null }[];
   reservations: LocalReservation[];
   defaultAccount(user: UnixUser): string;

@@ -8,7 +8,9 @@ import { cpus, hostname } from 'node:os';
 import { runAs } from '../exec';
 import type { UnixUser } from '../users';
 import type { SchedulerOptions } from './options';
-import { jobRecord, isFinal, reservationActive, reservationRecord } from './local-records';
+import { slurmEnv } from './local-env';
+import { waitReason } from './local-queue';
+import { jobRecord, isFinal, matchesQuery, reservationActive, reservationRecord } from './local-records';
 import * as res from './local-resources';
 import { JobRunner, killGroup, type JobExit } from './local-runner';
 import { LocalStateStore, type LocalJob, type LocalReservation, type LocalStateData } from './local-state';
@@ -108,8 +110,6 @@ export class LocalScheduler implements Scheduler {
     this.assertStarted();
     const now = Date.now();
     const sub = await resolveSubmission(user, spec, {
-      cluster: this.cluster,
-      node: this.node,
       partitions: this.partitionList,
       reservations: this.reservationList,
       defaultAccount: (u) => res.accountsFor(u).find((a) => a.default)?.name ?? 'proj',
@@ -191,7 +191,7 @@ export class LocalScheduler implements Scheduler {
     const r = await runAs(job.user, ['bash', '-c', 'cd -- "$1" || exit 1; exec bash -c "$2"', 'srun', job.workingDirectory, command], {
       timeoutSeconds: Math.max(1, Math.ceil(timeoutMs / 1000)),
       maxOutputBytes: 5 * 1024 * 1024,
-      env: { ...job.env, ...this.slurmEnv(job) },
+      env: { ...job.env, ...slurmEnv(job, this.cluster, this.node) },
     });
     return { stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8'), exitCode: r.exitCode ?? 128 };
   }
@@ -248,47 +248,11 @@ export class LocalScheduler implements Scheduler {
   }
 
   private select(user: UnixUser, query: JobQuery): LocalJob[] {
-    return [...this.jobs.values()].filter((j) =>
-      (query.allUsers || j.user.uid === user.uid)
-      && (!query.account || j.account === query.account)
-      && (!query.name || j.name === query.name)
-      && (!query.jobIds?.length || query.jobIds.includes(String(j.id))),
-    ).sort((a, b) => a.id - b.id);
+    return [...this.jobs.values()].filter((j) => matchesQuery(j, user, query)).sort((a, b) => a.id - b.id);
   }
 
   private snapshot(): LocalStateData {
     return { version: 1, lastJobId: this.lastJobId, jobs: [...this.jobs.values()], reservations: this.reservationList };
-  }
-
-  private slurmEnv(job: LocalJob): Record<string, string> {
-    const env: Record<string, string> = {
-      SLURM_JOB_ID: String(job.id), SLURM_JOBID: String(job.id), SLURM_JOB_NAME: job.name,
-      SLURM_SUBMIT_DIR: job.submitDir, SLURM_SUBMIT_HOST: this.node, SLURM_JOB_PARTITION: job.partition,
-      SLURM_CLUSTER_NAME: this.cluster, SLURM_JOB_ACCOUNT: job.account, SLURM_JOB_USER: job.user.name,
-      SLURM_JOB_UID: String(job.user.uid), SLURM_JOB_GID: String(job.user.gid),
-      SLURM_JOB_NODELIST: this.node, SLURM_NODELIST: this.node, SLURMD_NODENAME: this.node,
-      SLURM_JOB_NUM_NODES: '1', SLURM_NNODES: '1', SLURM_CPUS_ON_NODE: '1', SLURM_JOB_CPUS_PER_NODE: '1',
-    };
-    if (job.reservation) env.SLURM_JOB_RESERVATION = job.reservation;
-    return env;
-  }
-
-  /** Why a pending job cannot start yet (apart from free CPUs), or null when it may. */
-  private waitReason(job: LocalJob, nowSec: number): string | null {
-    for (const depId of job.afterOk) {
-      const dep = this.jobs.get(depId);
-      if (!dep || (isFinal(dep) && dep.state !== 'COMPLETED')) return 'DependencyNeverSatisfied';
-      if (dep.state !== 'COMPLETED') return 'Dependency';
-    }
-    if (job.reservation) {
-      const own = this.reservationList.find((r) => r.name === job.reservation);
-      if (!own) return 'ReservationDeleted';
-      if (nowSec < own.startTime) return 'Reservation';
-    }
-    // Reservations cover the whole (single) node: while one is active, only its jobs run.
-    const blocking = this.reservationList.find((r) => r.name !== job.reservation && reservationActive(r, nowSec));
-    if (blocking) return blocking.flags.includes('MAINT') ? 'ReqNodeNotAvail, Reserved for maintenance' : 'Reservation';
-    return null;
   }
 
   /** Starts what can start, and gives every job still pending its Slurm reason. */
@@ -301,7 +265,7 @@ export class LocalScheduler implements Scheduler {
     let changed = false;
     const pending = [...this.jobs.values()].filter((j) => j.state === 'PENDING').sort((a, b) => a.id - b.id);
     for (const job of pending) {
-      const wait = this.waitReason(job, nowSec);
+      const wait = waitReason(job, this.jobs, this.reservationList, nowSec);
       let reason: string | null = wait;
       if (wait === 'DependencyNeverSatisfied') {
         // kill_invalid_depend: a job whose dependency can never be met is cancelled.
@@ -336,7 +300,7 @@ export class LocalScheduler implements Scheduler {
     try {
       started = this.runner.start({
         id: job.id, user: job.user, script, workingDirectory: job.workingDirectory,
-        stdout: job.stdout, stderr: job.stderr, stdin: job.stdin, env: { ...job.env, ...this.slurmEnv(job) },
+        stdout: job.stdout, stderr: job.stderr, stdin: job.stdin, env: { ...job.env, ...slurmEnv(job, this.cluster, this.node) },
       }, (text) => console.error(`[local-scheduler] job ${job.id}: ${text}`));
     } catch (e) {
       console.error(`[local-scheduler] job ${job.id} could not start: ${(e as Error).message}`);
@@ -371,6 +335,7 @@ export class LocalScheduler implements Scheduler {
     } else if (job.state === 'CANCELLED') {
       Object.assign(job, { exitCode: 0, signal: exit.signal ?? 15 });
     }
+    if (!this.started) return; // stop() saves once every job is down
     this.schedule();
     void this.store.save();
   }
