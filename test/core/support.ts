@@ -1,0 +1,68 @@
+/**
+ * Shared helpers of the core suites: a client for the target deployment, a scratch directory in the
+ * user's default work dir, and the local gateway's admin API (faults, settings, stats).
+ */
+import { randomBytes } from 'node:crypto';
+import { createClient, type ClientEvents, type ClientOptions, type FirecrestClient } from '../../src/core/index';
+import { target, type Target } from '../support/target';
+
+export const t: Target = target();
+
+/** Options for a client of the target (override anything). */
+export function clientOptions(over: Partial<ClientOptions> = {}, profileOver: Partial<ClientOptions['profile']> = {}): ClientOptions {
+  return {
+    profile: { name: 'test', url: t.url, apiVersion: 'v2', tokenUrl: t.tokenUrl, clientId: t.clientId, ...profileOver },
+    clientSecret: t.clientSecret,
+    requestTimeoutMs: 30_000,
+    ...over,
+  };
+}
+
+export function client(over: Partial<ClientOptions> = {}, profileOver: Partial<ClientOptions['profile']> = {}, events?: ClientEvents): Promise<FirecrestClient> {
+  return createClient(clientOptions(over, profileOver), events);
+}
+
+/** A client acting as the gateway's second user (bob), local gateway only. */
+export function bobClient(): Promise<FirecrestClient> {
+  const bob = t.gateway?.clients?.find((c) => c.user !== (t.gateway?.user ?? ''));
+  if (!bob) throw new Error('the gateway JSON line lists no second client');
+  return createClient(clientOptions({ clientSecret: bob.clientSecret }, { clientId: bob.clientId }));
+}
+
+/** A fresh directory `<default work dir>/<user>/f7t-core-<tag>-<random>` (or under FIRECREST_TEST_DIR). */
+export async function scratchDir(c: FirecrestClient, tag: string): Promise<string> {
+  let base = process.env.FIRECREST_TEST_DIR;
+  if (!base) {
+    const sys = (await c.systems()).find((s) => s.name === t.system);
+    const work = sys?.fileSystems.find((f) => f.defaultWorkDir)?.path ?? '/home';
+    const user = (await c.userInfo(t.system)).user.name;
+    base = `${work.replace(/\/+$/, '')}/${user}`;
+  }
+  const dir = `${base}/f7t-core-${tag}-${randomBytes(4).toString('hex')}`;
+  await c.mkdir(t.system, dir, { parents: true });
+  return dir;
+}
+
+async function admin(method: string, path: string, body?: unknown): Promise<unknown> {
+  const g = t.gateway;
+  if (!g?.admin || !g.adminToken) throw new Error('no gateway admin API');
+  const res = await fetch(`${g.admin}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${g.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (res.status >= 300) throw new Error(`admin ${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.status === 204 ? undefined : res.json();
+}
+
+export const gateway = {
+  faults: (cfg: unknown) => admin('PUT', '/faults', cfg),
+  clearFaults: () => admin('DELETE', '/faults'),
+  settings: (s: Record<string, number>) => admin('PUT', '/settings', s) as Promise<Record<string, number>>,
+  getSettings: () => admin('GET', '/settings') as Promise<Record<string, number>>,
+  stats: () => admin('GET', '/stats') as Promise<{ requests: number; connections: number; byRoute: Record<string, number> }>,
+  resetStats: () => admin('POST', '/stats/reset'),
+};
+
+export const enc = (s: string) => new TextEncoder().encode(s);
+export const dec = (b: Uint8Array) => new TextDecoder().decode(b);
