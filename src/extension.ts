@@ -34,7 +34,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   const activationMs = performance.now() - started;
   log.debug(`activated in ${activationMs.toFixed(1)} ms`);
   const ready = startUp(connections, log);
-  return { connections, statusBarText: () => statusBar.text, activationMs, ready };
+  return {
+    connections,
+    statusBarText: () => statusBar.text,
+    activationMs,
+    ready,
+    importBootstrap: (file) => importBootstrap(file, connections, log.withTag('bootstrap')),
+    logUri: context.logUri,
+    globalStorageUri: context.globalStorageUri,
+  };
 }
 
 /** After activation: import the `npm start` bootstrap, then connect the signed-in profiles once. */

@@ -2,6 +2,7 @@
  * What `activate()` returns: a small surface for the host tests and the activation benchmark
  * (`vscode.extensions.getExtension(...).exports`). Features never use it; they get services.
  */
+import type * as vscode from 'vscode';
 import type { ConnectionService } from './services';
 
 export interface FirecrestExtensionApi {
@@ -12,4 +13,9 @@ export interface FirecrestExtensionApi {
   readonly activationMs: number;
   /** Settles once the deferred start-up work (bootstrap import, first connect) is done. */
   readonly ready: Promise<void>;
+  /** Imports a bootstrap file the way activation does with FIRECREST_BOOTSTRAP; returns profile names. */
+  importBootstrap(file: string): Promise<string[]>;
+  /** Where this extension's logs and global state live (tests read the log and settings files). */
+  readonly logUri: vscode.Uri;
+  readonly globalStorageUri: vscode.Uri;
 }

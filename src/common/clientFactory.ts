@@ -1,14 +1,10 @@
 /**
- * How the extension creates clients: core's `createClient`. Kept in its own module so the
- * composition root stays a list of constructions.
+ * How the extension creates clients: core's `createClient`. A seam of its own so that the
+ * connection service can be given another factory where a fault cannot be produced for real.
  */
+import { createClient } from '../core/index';
 import type { ClientFactory } from './connections';
-import { NotSupportedError } from '../core/errors';
 
 export function createClientFactory(): ClientFactory {
-  // src/core/index.ts (createClient) is being written in parallel; until it lands every connect
-  // fails with this message instead of the extension failing to build.
-  return async () => {
-    throw new NotSupportedError('The FirecREST client core is not available in this build yet.');
-  };
+  return createClient;
 }

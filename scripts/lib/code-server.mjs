@@ -1,0 +1,127 @@
+// Starting a real VS Code for tests and `npm start`: code-server (VS Code 1.100.3 served to a
+// browser, real Node extension host) on a free loopback port with its own temp dirs, and Debian's
+// Chromium driven by playwright-core. See ../../../shared/vscode-host-testing.md for the why.
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { format } from 'node:util';
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+
+/** Installs code-server and Chromium when missing (idempotent, fast when present); returns entry.js. */
+export function ensureTestHost() {
+  const out = execFileSync('bash', [join(repoRoot, 'scripts/install-test-host.sh')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return out.toString().trim().split('\n').pop();
+}
+
+export function freePort() {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', rej);
+    srv.listen(0, '127.0.0.1', () => { const { port } = srv.address(); srv.close(() => res(port)); });
+  });
+}
+
+const DEFAULT_SETTINGS = {
+  'workbench.startupEditor': 'none',
+  'security.workspace.trust.enabled': false,
+  'telemetry.telemetryLevel': 'off',
+  'extensions.autoUpdate': false,
+  'extensions.autoCheckUpdates': false,
+  'workbench.tips.enabled': false,
+  'workbench.enableExperiments': false,
+  'update.mode': 'none',
+};
+
+/**
+ * Starts code-server. `root` (default: a fresh temp dir, removed on stop) holds config, user data,
+ * extensions and the workspace folder. Returns { url, port, root, userDataDir, workspace, stop }.
+ */
+export async function startCodeServer({ entry, root, env = {}, settings = {}, logLevel, quiet = true, workspace } = {}) {
+  const ownRoot = !root;
+  root ??= mkdtempSync(join(tmpdir(), 'f7t-vscode-'));
+  const userDataDir = join(root, 'user-data');
+  const extensionsDir = join(root, 'extensions');
+  workspace ??= join(root, 'workspace');
+  for (const d of [join(userDataDir, 'User'), extensionsDir, workspace]) mkdirSync(d, { recursive: true });
+  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...DEFAULT_SETTINGS, ...settings }, null, 2));
+  const port = await freePort();
+  writeFileSync(join(root, 'config.yaml'), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+  const args = [entry, '--config', join(root, 'config.yaml'), '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`,
+    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
+    '--user-data-dir', userDataDir, '--extensions-dir', extensionsDir, ...(logLevel ? ['--log', logLevel] : []), workspace];
+  // FIRECREST_TEST_USER_DATA lets the host suite read this session's settings.json and logs.
+  const child = spawn(process.execPath, args, { env: { ...process.env, FIRECREST_TEST_USER_DATA: userDataDir, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  const keep = (d) => { output = (output + d.toString()).slice(-20_000); if (!quiet) process.stderr.write(d); };
+  child.stdout.on('data', keep); child.stderr.on('data', keep);
+  const url = `http://127.0.0.1:${port}`;
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return; stopped = true;
+    if (child.exitCode === null && child.signalCode === null) {
+      // Its own process group: the extension host and watchers go with it.
+      try { process.kill(-child.pid, 'SIGTERM'); } catch { child.kill('SIGTERM'); }
+      await new Promise((r) => {
+        const t = setTimeout(() => { try { process.kill(-child.pid, 'SIGKILL'); } catch { /* gone */ } r(); }, 5000);
+        child.once('exit', () => { clearTimeout(t); r(); });
+      });
+    }
+    if (ownRoot) rmSync(root, { recursive: true, force: true });
+  };
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) { await stop(); throw new Error(`code-server exited early (code ${child.exitCode}):\n${output}`); }
+    try { if ((await fetch(`${url}/healthz`)).ok) break; } catch { /* not up yet */ }
+    if (Date.now() > deadline) { await stop(); throw new Error(`code-server did not answer /healthz within 60 s:\n${output}`); }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return { url, port, root, userDataDir, extensionsDir, workspace, stop, output: () => output, pid: child.pid };
+}
+
+/** The workbench URL opening `folder` with the extension under development (and optionally a test suite). */
+export function workbenchUrl(url, { folder, extensionDevelopmentPath = repoRoot, extensionTestsPath } = {}) {
+  const remote = (p) => `vscode-remote://remote${p}`;
+  const payload = [['extensionDevelopmentPath', remote(extensionDevelopmentPath)]];
+  if (extensionTestsPath) payload.push(['extensionTestsPath', remote(extensionTestsPath)]);
+  const q = new URLSearchParams();
+  if (folder) q.set('folder', folder);
+  q.set('payload', JSON.stringify(payload));
+  return `${url}/?${q.toString()}`;
+}
+
+/** Launches headless Chromium (persistent context in a fresh profile dir). Returns { context, page, close }. */
+export async function launchBrowser({ headless = true, viewport = { width: 1400, height: 900 } } = {}) {
+  const { chromium } = await import('playwright-core');
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/install-test-host.sh`);
+  const profile = mkdtempSync(join(tmpdir(), 'f7t-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless, viewport,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = context.pages()[0] ?? await context.newPage();
+  let closed = false;
+  const close = async () => {
+    if (closed) return; closed = true;
+    await context.close().catch(() => undefined);
+    rmSync(profile, { recursive: true, force: true });
+  };
+  return { context, page, close };
+}
+
+/** Formats the printf-style arguments codeAutomationLog receives. */
+export function formatAutomationLog(args) {
+  return Array.isArray(args) ? format(...args) : String(args);
+}
+
+/** Runs `cleanup` once on SIGINT/SIGTERM, then exits with 130/143. Returns a function removing the handlers. */
+export function onSignals(cleanup) {
+  const handler = (sig) => { void Promise.resolve(cleanup()).finally(() => process.exit(sig === 'SIGINT' ? 130 : 143)); };
+  process.once('SIGINT', handler); process.once('SIGTERM', handler);
+  return () => { process.off('SIGINT', handler); process.off('SIGTERM', handler); };
+}

@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// `npm run test:host`: the host suite (test/host/**/*.test.ts) inside a real VS Code: code-server
+// 4.100.3 + headless Chromium. Builds the extension and the suite, starts the local gateway (or
+// uses the deployment named by FIRECREST_URL), runs the suite once, prints mocha's output and exits
+// with its result. Everything started is stopped in `finally`, on SIGINT/SIGTERM and on timeout.
+// Options: --grep <text> (mocha grep), --timeout <s> (whole run, default 600), --verbose.
+import { spawnSync } from 'node:child_process';
+import { ensureTestHost, formatAutomationLog, launchBrowser, onSignals, repoRoot, startCodeServer, workbenchUrl } from './lib/code-server.mjs';
+import { buildHostSuite } from './lib/build-host-suite.mjs';
+import { envFor, startGateway } from './with-gateway.mjs';
+
+const argv = process.argv.slice(2);
+const opt = (name) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
+const verbose = argv.includes('--verbose');
+const overallMs = Number(opt('--timeout') ?? 600) * 1000;
+process.chdir(repoRoot);
+
+const cleanups = [];
+const cleanup = async () => { while (cleanups.length) await cleanups.pop()().catch(() => undefined); };
+onSignals(cleanup);
+
+let code = 1;
+try {
+  const entry = ensureTestHost();
+  if (!process.argv.includes('--no-build')) {
+    const b = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+    if (b.status !== 0) throw new Error('build failed');
+  }
+  const suite = await buildHostSuite();
+  console.log(`[host] ${suite.files.length} test file(s): ${suite.files.join(', ')}`);
+
+  let env = {};
+  if (process.env.FIRECREST_URL) {
+    console.log(`[host] using the deployment at ${process.env.FIRECREST_URL} (FIRECREST_URL is set)`);
+  } else {
+    const gw = await startGateway({ scheduler: process.env.GATEWAY_SCHEDULER || 'auto' });
+    cleanups.push(gw.stop);
+    env = envFor(gw.info, gw.line, process.env.FIRECREST_API_VERSION || 'v2');
+    console.log(`[host] local gateway up: ${env.FIRECREST_URL} (scheduler ${gw.info.scheduler ?? '?'})`);
+  }
+  if (opt('--grep')) env.MOCHA_GREP = opt('--grep');
+
+  const cs = await startCodeServer({ entry, env, logLevel: process.env.FIRECREST_TEST_LOG_LEVEL, quiet: !verbose });
+  cleanups.push(cs.stop);
+  const browser = await launchBrowser();
+  cleanups.push(browser.close);
+  const { page } = browser;
+
+  const result = new Promise((resolve) => {
+    // Both BEFORE navigating: the workbench looks for them when the extension host starts tests.
+    void page.exposeFunction('codeAutomationLog', (type, args) => {
+      const line = formatAutomationLog(args);
+      (type === 'error' ? process.stderr : process.stdout).write(line + '\n');
+    });
+    void page.exposeFunction('codeAutomationExit', (exitCode) => resolve(Number(exitCode)));
+  });
+  if (verbose) page.on('console', (m) => console.error(`[browser:${m.type()}] ${m.text()}`));
+  const timeout = new Promise((resolve) => {
+    const t = setTimeout(() => { console.error(`[host] timed out after ${overallMs / 1000} s`); resolve(124); }, overallMs);
+    t.unref();
+  });
+  await page.goto(workbenchUrl(cs.url, { folder: cs.workspace, extensionTestsPath: suite.outfile }));
+  code = await Promise.race([result, timeout]);
+  if (code === 124 || verbose) console.error(cs.output().split('\n').slice(-40).join('\n'));
+} catch (e) {
+  console.error(`[host] ${e instanceof Error ? e.stack : String(e)}`);
+  code = 1;
+} finally {
+  await cleanup();
+}
+console.log(`[host] exit code ${code}`);
+process.exit(code);

@@ -1,0 +1,66 @@
+/**
+ * Helpers every host test may use: the activated extension's test surface, waiting for a
+ * condition, and the files of the running session (user settings, the FirecREST log).
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import * as vscode from 'vscode';
+import type { FirecrestExtensionApi } from '../../../src/common/api';
+
+export const EXTENSION_ID = 'firecrest-community.firecrest-vscode';
+
+/** Activates the extension (if it is not yet) and returns what `activate()` returned. */
+export async function extensionApi(): Promise<FirecrestExtensionApi> {
+  const ext = vscode.extensions.getExtension<FirecrestExtensionApi>(EXTENSION_ID);
+  if (!ext) throw new Error(`${EXTENSION_ID} is not loaded in this extension host`);
+  const api = ext.isActive ? ext.exports : await ext.activate();
+  await api.ready;
+  return api;
+}
+
+/** Polls `check` until it returns a truthy value; rejects with `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, check: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last instanceof Error ? `: ${last.message}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The user settings.json of this session, as text ('' when it does not exist). */
+export function userSettingsText(api: FirecrestExtensionApi): string {
+  const candidates = [
+    process.env.FIRECREST_TEST_USER_DATA && join(process.env.FIRECREST_TEST_USER_DATA, 'User', 'settings.json'),
+    // <user data>/User/globalStorage/<extension id> -> <user data>/User/settings.json
+    join(dirname(dirname(api.globalStorageUri.fsPath)), 'settings.json'),
+  ].filter((p): p is string => !!p);
+  const found = candidates.find((p) => existsSync(p));
+  return found ? readFileSync(found, 'utf8') : '';
+}
+
+/** Everything the FirecREST LogOutputChannel wrote to its log file(s) in this session. */
+export function firecrestLogText(api: FirecrestExtensionApi): string {
+  // The extension host keeps output channel logs next to the extensions' own log folders.
+  const root = dirname(api.logUri.fsPath);
+  return findFiles(root, (name) => name.endsWith('FirecREST.log'))
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n');
+}
+
+function findFiles(dir: string, match: (name: string) => boolean, depth = 4): string[] {
+  if (depth < 0 || !existsSync(dir)) return [];
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...findFiles(p, match, depth - 1));
+    else if (match(e.name)) out.push(p);
+  }
+  return out;
+}
