@@ -248,6 +248,20 @@ void describe('local scheduler: jobs', { skip }, () => {
     for (const dir of ['/', work, evil, alice.home, tmpdir()]) assert.equal(existsSync(join(dir, marker)), false, `nothing ran in ${dir}`);
   });
 
+  void test('files are opened with the user\'s rights: stdin is read, an unwritable output fails the job', async () => {
+    const input = join(work, 'in.txt');
+    execFileSync('setpriv', [`--reuid=${alice.uid}`, `--regid=${alice.gid}`, '--init-groups', '--', 'bash', '-c', 'printf "line1\\nline2\\n" > "$1"', '_', input]);
+    const id = await sched.submit(alice, spec('#SBATCH --input=in.txt\nwc -l'));
+    await waitFor(id, done);
+    assert.equal(readFileSync(join(work, `slurm-${id}.out`), 'utf8').trim(), '2');
+    const rootOnly = mkdtempSync(join(tmpdir(), 'f7t-rootonly-'));
+    made.push(rootOnly);
+    const bad = await sched.submit(alice, spec('echo never', { standardOutput: join(rootOnly, 'out.txt') }));
+    const r = await waitFor(bad, done);
+    assert.equal(r.status.state, 'FAILED');
+    assert.equal(existsSync(join(rootOnly, 'out.txt')), false);
+  });
+
   void test('sbatch refusals: unknown partition, bad time, not a script', async () => {
     await assert.rejects(sched.submit(alice, spec('true', { partition: 'nope' })), (e: unknown) =>
       e instanceof SchedulerError && e.status === 500 && e.message.includes('sbatch: error: invalid partition specified: nope'));
@@ -282,15 +296,22 @@ void describe('local scheduler: jobs', { skip }, () => {
   void test('ids keep increasing and history survives a restart; running jobs become NODE_FAIL', async () => {
     const finishedId = await sched.submit(alice, spec('echo old'));
     await waitFor(finishedId, done);
-    const runningId = await sched.submit(alice, spec('sleep 30'));
-    await waitFor(runningId, (r) => r.status.state === 'RUNNING');
+    const runningIds: string[] = [];
+    for (let i = 0; i < Math.max(1, cpus().length); i++) runningIds.push(await sched.submit(alice, spec('sleep 30')));
+    for (const r of runningIds) await waitFor(r, (j) => j.status.state === 'RUNNING');
+    const runningId = runningIds[runningIds.length - 1];
+    const pendingId = await sched.submit(alice, spec('echo survived'));
+    assert.equal((await get(pendingId)).status.state, 'PENDING');
     await sched.stop();
     sched = new LocalScheduler({ cluster: 'testcluster', stateDir });
     await sched.start();
     assert.equal((await get(finishedId)).status.state, 'COMPLETED');
     assert.equal((await get(runningId)).status.state, 'NODE_FAIL');
+    // A job still queued at shutdown keeps its place and runs after the restart.
+    assert.equal((await waitFor(pendingId, done)).status.state, 'COMPLETED');
+    assert.equal(readFileSync(join(work, `slurm-${pendingId}.out`), 'utf8'), 'survived\n');
     const next = await sched.submit(alice, spec('echo new'));
-    assert.ok(Number(next) > Number(runningId));
+    assert.ok(Number(next) > Number(pendingId));
     await waitFor(next, done);
     const listed = (await sched.list(alice, { finishedWithinSeconds: 3600 })).map((j) => j.jobId);
     assert.ok(listed.includes(finishedId) && listed.includes(next));
