@@ -47,7 +47,10 @@ void describe('compute routes', () => {
   void it('cancel a running job; attach runs inside its allocation', async () => {
     const id = await c.submitJob(S, { name: 'core-sleep', workingDirectory: dir, script: '#!/bin/bash\n#SBATCH --time=00:05:00\nsleep 120\n' });
     for (let i = 0; i < 100; i++) {
-      const j = await c.job(S, id).catch((e: unknown) => (e instanceof NotFoundError ? undefined : Promise.reject(e)));
+      const j = await c.job(S, id).catch((e: unknown) => {
+        if (e instanceof NotFoundError) return undefined;
+        throw e;
+      });
       if (j?.stateClass === 'running') break;
       await new Promise((r) => setTimeout(r, 300));
     }
