@@ -95,6 +95,25 @@ void describe('SlurmScheduler (real Slurm)', { skip }, () => {
     const job = await waitFor(alice!, id, (j) => FINAL.test(j.status.state) && j.status.exitCode !== null);
     assert.equal(job.status.state, 'FAILED');
     assert.equal(job.status.exitCode, 3);
+    await slurm.cancel(alice!, id);
+    assert.equal((await slurm.get(alice!, id))?.status.state, 'FAILED', 'cancelling a finished job changes nothing');
+  });
+
+  it('holds a job with afterOk pending on its dependency', async (t) => {
+    if (!needSlurm(t)) return;
+    const first = await slurm.submit(alice!, { script: '#!/bin/bash\nsleep 60\n', workingDirectory: dir, env: {}, timeLimitMinutes: 2 });
+    started.push(first);
+    const second = await slurm.submit(alice!, { script: '#!/bin/bash\ntrue\n', workingDirectory: dir, env: {}, afterOk: first, partition: 'long' });
+    started.push(second);
+    const job = await waitFor(alice!, second, (j) => j.status.stateReason === 'Dependency');
+    assert.equal(job.status.state, 'PENDING');
+    assert.equal(job.partition, 'long');
+    assert.equal(job.time.start, null);
+    const mine = await slurm.list(alice!, {});
+    assert.ok([first, second].every((id) => mine.some((j) => j.jobId === id)));
+    assert.ok(!(await slurm.list(bob!, {})).some((j) => j.jobId === first), 'bob does not see alice\'s jobs by default');
+    assert.ok((await slurm.list(bob!, { allUsers: true })).some((j) => j.jobId === first), 'but does with allUsers');
+    await slurm.cancel(alice!, first);
   });
 
   void it('cancels: bob cannot, alice can (CANCELLED by her uid); unknown jobs are 404', async (t) => {

@@ -148,15 +148,23 @@ function fromSacct(lines: Row<typeof SACCT_FIELDS>[], cluster: string, userOf: (
   return [...jobs.values()];
 }
 
+/** 0 pending, 1 started (running, completing, suspended, ...), 2 final. */
+function progress(state: string): number {
+  if (isFinalState(state)) return 2;
+  return state === 'PENDING' ? 0 : 1;
+}
+
 /**
- * One job from both sources. Like the real server, sacct's status wins unless squeue says the job
- * is still pending (or sacct does not know it yet); descriptive fields come from squeue while
- * slurmctld still holds the job, because the database row can be incomplete for a moment.
+ * One job from both sources. Descriptive fields come from squeue while slurmctld still holds the
+ * job (the database row can be incomplete for a moment). For the status, sacct wins as on the real
+ * server (it alone has `CANCELLED by <uid>` and exit codes), unless squeue is further along: slurmdbd
+ * learns that a job started or ended a little after slurmctld does, and a job must not look
+ * pending after it started.
  */
 function merge(sq: JobRecord | undefined, sa: JobRecord | undefined): JobRecord {
   if (!sq) return sa!;
   if (!sa) return sq;
-  const useSacct = sq.status.state !== 'PENDING';
+  const useSacct = progress(sa.status.state) >= progress(sq.status.state);
   return {
     ...sq,
     status: useSacct ? sa.status : sq.status,

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import type { UnixUser } from '../users';
 import type { SchedulerOptions } from './options';
-import { queryJobs } from './slurm-jobs';
+import { isFinalState, queryJobs } from './slurm-jobs';
 import { ROOT_USER, parseKeyValueLines, nullish, slurmOk, slurmRun, unexpected } from './slurm-run';
 import { parseNodes, parsePartitions, parseReservations } from './slurm-status';
 import { parseSbatchId, sbatchCall, submitStatus } from './slurm-submit';
@@ -109,13 +109,18 @@ export class SlurmScheduler implements Scheduler {
   }
 
   /**
-   * Unknown job: 404 `Job not found`. Any scancel failure (another user's job answers
+   * Unknown job: 404 `Job not found`. Any other scancel failure (another user's job answers
    * `Access/permission denied`) is a 500 `Unexpected Slurm command response...`, as the real v2
-   * server raises it as a SlurmError; scancel also reports some errors with exit status 0.
+   * server raises it as a SlurmError. scancel reports some errors with exit status 0, so stderr is
+   * checked too. Cancelling a job that already ended does nothing (as the local backend does).
    */
   async cancel(user: UnixUser, jobId: string): Promise<void> {
-    if (!(await this.get(user, jobId))) throw new SchedulerError('Job not found', 404);
+    const job = await this.get(user, jobId);
+    if (!job) throw new SchedulerError('Job not found', 404);
+    if (isFinalState(job.status.state) && (job.user === user.name || user.uid === 0)) return;
     const out = await slurmRun(user, ['scancel', '--verbose', jobId]);
+    if (/Invalid job id specified/i.test(out.stderr)) throw new SchedulerError('Job not found', 404, out.stderr.trim());
+    if (/already completing or completed/i.test(out.stderr)) return;
     if (out.exitCode !== 0 || /.+error:.*/i.test(out.stderr)) throw unexpected(out);
   }
 
