@@ -29,7 +29,7 @@ export function v2ErrorHandler(error: unknown, req: FastifyRequest, reply: Fasti
     return sendV2Error(req, reply, 400, `${fields.length} validation error${fields.length > 1 ? 's' : ''}: ${fe.message ?? ''}`, { errorType: 'validation', data: { fields } });
   }
   // Body parser failures (bad JSON, empty body...) are request validation errors to FastAPI.
-  if (fe.code?.startsWith('FST_ERR_CTP_') && fe.statusCode === 400) {
+  if (fe.code?.startsWith('FST_ERR_CTP_') && (fe.statusCode === 400 || fe.statusCode === 415)) {
     return sendV2Error(req, reply, 400, `1 validation error: body: ${fe.message ?? 'invalid body'}`, {
       errorType: 'validation',
       data: { fields: [{ location: 'body', name: 'body', message: fe.message ?? 'invalid body' }] },
