@@ -1,0 +1,80 @@
+// What `npm start` and the UI suite hand to the extension: a one-shot bootstrap file (the
+// extension imports it into SecretStorage + settings on activation and deletes it), and a few
+// sample files in the user's home, written through the gateway's API as that user.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { repoRoot } from './code-server.mjs';
+
+export const DEMO_PROFILE = 'local';
+
+/** The connection profile of a gateway JSON line (no secret in it). */
+export function profileFor(info, name = DEMO_PROFILE) {
+  return { name, url: info.v2, apiVersion: 'v2', tokenUrl: info.tokenUrl, clientId: info.clientId, defaultSystem: info.systems[0] };
+}
+
+/** Writes the bootstrap file (mode 0600) into `dir`; returns its path. */
+export function writeBootstrap(dir, info, name = DEMO_PROFILE) {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, `bootstrap-${process.pid}-${Date.now()}.json`);
+  writeFileSync(file, JSON.stringify({ profiles: [{ ...profileFor(info, name), clientSecret: info.clientSecret }] }), { mode: 0o600 });
+  return file;
+}
+
+const HELLO = `#!/bin/bash
+#SBATCH --job-name=hello
+#SBATCH --output=hello-%j.out
+#SBATCH --error=hello-%j.err
+#SBATCH --time=00:05:00
+#SBATCH --ntasks=1
+
+# Submit me: right-click this file -> "FirecREST: Submit Job", or from the Jobs view.
+echo "Hello from $(hostname) as $(whoami) at $(date)"
+for step in 1 2 3 4 5; do
+  echo "step $step of 5"
+  sleep 2
+done
+echo "done"
+`;
+
+const FILES = {
+  'hello.sbatch': HELLO,
+  'README-firecrest.txt': [
+    'This home directory is served by the local FirecREST gateway started by `npm start`.',
+    '',
+    '- Open files from the FirecREST view (activity bar) or the Explorer.',
+    '- hello.sbatch is a small batch job: submit it and watch it in the Jobs view.',
+    '- data/numbers.csv and analysis/sum.py are something to edit and run.',
+    '',
+  ].join('\n'),
+  'data/numbers.csv': 'x,y\n1,2\n2,4\n3,9\n4,16\n5,25\n',
+  'analysis/sum.py': 'import csv\n\nwith open("data/numbers.csv") as f:\n    rows = list(csv.DictReader(f))\nprint("sum of y:", sum(int(r["y"]) for r in rows))\n',
+};
+
+/** Puts the sample files into the user's home unless they are there already. Returns what it wrote. */
+export async function seedDemoHome(info, log = console.error) {
+  const core = createRequire(import.meta.url)(join(repoRoot, 'dist/core.js'));
+  const client = await core.createClient({ profile: profileFor(info, 'seed'), clientSecret: info.clientSecret });
+  const system = info.systems[0];
+  const home = `/home/${info.user}`;
+  const written = [];
+  try {
+    for (const [rel, text] of Object.entries(FILES)) {
+      const path = `${home}/${rel}`;
+      const dir = path.slice(0, path.lastIndexOf('/'));
+      const exists = await client.stat(system, path).then(() => true, (e) => {
+        if (e instanceof core.NotFoundError) return false;
+        throw e;
+      });
+      if (exists) continue;
+      if (dir !== home) await client.mkdir(system, dir, { parents: true });
+      await client.uploadSmall(system, dir, path.slice(dir.length + 1), new TextEncoder().encode(text));
+      written.push(rel);
+    }
+  } catch (e) {
+    log(`[demo] could not write the sample files: ${e instanceof Error ? e.message : String(e)}`);
+  } finally {
+    await client.dispose();
+  }
+  return written;
+}

@@ -1,0 +1,94 @@
+/**
+ * Driving the real workbench (code-server in Chromium) from UI tests. scripts/run-ui-tests.mjs
+ * starts code-server and the gateway and sets FIRECREST_UI_URL; every test file shares ONE browser
+ * page (one extension host, already connected through the bootstrap), opened by `openWorkbench()`.
+ */
+import { mkdirSync, rmSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+
+export const RESULTS_DIR = resolve(__dirname, '../../../test-results');
+
+let session: Promise<{ context: BrowserContext; page: Page; profile: string }> | undefined;
+
+/** The shared workbench page, loaded and with the FirecREST extension activated. */
+export async function openWorkbench(): Promise<Page> {
+  session ??= start();
+  return (await session).page;
+}
+
+/** Closes the browser (the root `after` hook does this once for the whole run). */
+export async function closeWorkbench(): Promise<void> {
+  const s = await session?.catch(() => undefined);
+  session = undefined;
+  if (!s) return;
+  await s.context.close().catch(() => undefined);
+  rmSync(s.profile, { recursive: true, force: true });
+}
+
+async function start(): Promise<{ context: BrowserContext; page: Page; profile: string }> {
+  const url = process.env.FIRECREST_UI_URL;
+  if (!url) throw new Error('FIRECREST_UI_URL is not set: run the UI suite through `npm run test:ui`');
+  const profile = mkdtempSync(join(tmpdir(), 'f7t-ui-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1400, height: 900 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  if (process.env.FIRECREST_UI_VERBOSE) page.on('console', (m) => console.error(`[browser:${m.type()}] ${m.text()}`));
+  await page.goto(url);
+  await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+  // The status bar item appears once the extension has activated and read its profiles.
+  await statusBarItem(page).waitFor({ timeout: 60_000 });
+  return { context, page, profile };
+}
+
+/** The FirecREST connection item in the status bar. */
+export function statusBarItem(page: Page): Locator {
+  return page.locator('.statusbar-item').filter({ hasText: 'FirecREST' }).first();
+}
+
+/** Runs a command from the palette by its title, e.g. `FirecREST: Show Log`. */
+export async function runCommand(page: Page, title: string): Promise<void> {
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill(`>${title}`);
+  const row = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: title }).first();
+  await row.waitFor({ timeout: 10_000 });
+  await page.keyboard.press('Enter');
+}
+
+/** Opens a view container of the activity bar by its title (e.g. `FirecREST`). */
+export async function openViewContainer(page: Page, title: string): Promise<Locator> {
+  const item = page.locator(`.activitybar .action-item a[aria-label^="${title}"]`).first();
+  await item.waitFor({ timeout: 15_000 });
+  const selected = await item.locator('xpath=..').getAttribute('aria-selected');
+  if (selected !== 'true') await item.click();
+  const pane = page.locator('.sidebar');
+  await pane.locator('.composite.title').filter({ hasText: title.toUpperCase() }).first().waitFor({ timeout: 15_000 }).catch(() => undefined);
+  return pane;
+}
+
+/** The header and body of a view in the side bar, by its name (e.g. `Systems`). */
+export function view(page: Page, name: string): { header: Locator; body: Locator } {
+  const pane = page.locator('.sidebar .pane').filter({ has: page.locator('.pane-header', { hasText: name }) }).first();
+  return { header: pane.locator('.pane-header'), body: pane.locator('.pane-body') };
+}
+
+/** Tree rows of a view (their visible labels). */
+export async function treeRows(page: Page, viewName: string): Promise<string[]> {
+  return view(page, viewName).body.locator('.monaco-list-row').allInnerTexts();
+}
+
+/** Saves a PNG into test-results/ and returns its path. */
+export async function screenshot(page: Page, name: string, target?: Locator): Promise<string> {
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const path = join(RESULTS_DIR, `${name}.png`);
+  await (target ?? page).screenshot({ path });
+  return path;
+}
