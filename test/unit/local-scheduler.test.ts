@@ -223,6 +223,7 @@ void describe('local scheduler: jobs', { skip }, () => {
     assert.ok((await get(b)).time.start! >= (await get(a)).time.end!);
     const bad = await sched.submit(alice, spec('exit 1'));
     const c = await sched.submit(alice, spec(`#SBATCH --dependency=afterok:${bad}\necho never`));
+    await waitFor(c, (r) => r.status.stateReason === 'DependencyNeverSatisfied');
     const rc = await waitFor(c, done);
     assert.equal(rc.status.state, 'CANCELLED');
     assert.equal(rc.status.stateReason, 'DependencyNeverSatisfied');

@@ -24,6 +24,13 @@ import {
 const KILL_WAIT_MS = 5000;
 /** Longest delay a node timer takes; longer limits are not enforced (they outlive any test run). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** How long `DependencyNeverSatisfied` shows on a pending job before it is cancelled. */
+const NEVER_SATISFIED_GRACE_MS = 1000;
+
+/** A typed Object.assign: a misspelt field or state is a compile error. */
+function update(job: LocalJob, patch: Partial<LocalJob>): void {
+  Object.assign(job, patch);
+}
 
 interface Control {
   pid: number;
@@ -44,6 +51,8 @@ export class LocalScheduler implements Scheduler {
   /** Script text of jobs not started yet (the copy on disk serves metadata and restarts). */
   private readonly scripts = new Map<number, string>();
   private readonly running = new Map<number, Control>();
+  /** When each pending job got its current reason (in memory only). */
+  private readonly reasonSince = new Map<number, number>();
   private reservationList: LocalReservation[] = [];
   private lastJobId = 0;
   private ticker: NodeJS.Timeout | null = null;
@@ -71,10 +80,10 @@ export class LocalScheduler implements Scheduler {
       // A job that was running when the gateway went away lost its node: NODE_FAIL, as in Slurm.
       if (job.state === 'RUNNING') {
         if (job.pid !== null) this.runner.reapOrphan(job.pid, job.pidStart);
-        Object.assign(job, { state: 'NODE_FAIL', reason: 'NodeDown', endTime: Date.now(), pid: null, pidStart: null });
+        update(job, { state: 'NODE_FAIL', reason: 'NodeDown', endTime: Date.now(), pid: null, pidStart: null });
       } else if (job.state === 'PENDING') {
         const script = await this.store.readScript(job.id);
-        if (script === null) Object.assign(job, { state: 'FAILED', reason: 'SystemFailure', endTime: Date.now(), exitCode: 1 });
+        if (script === null) update(job, { state: 'FAILED', reason: 'SystemFailure', endTime: Date.now(), exitCode: 1 });
         else this.scripts.set(job.id, script);
       }
     }
@@ -96,7 +105,7 @@ export class LocalScheduler implements Scheduler {
     const exits: Promise<JobExit>[] = [];
     for (const [id, ctl] of this.running) {
       const job = this.jobs.get(id);
-      if (job) Object.assign(job, { state: 'NODE_FAIL', reason: 'NodeDown', endTime: now });
+      if (job) update(job, { state: 'NODE_FAIL', reason: 'NodeDown', endTime: now });
       killGroup(ctl.pid, 'SIGKILL');
       exits.push(ctl.exited);
     }
@@ -167,13 +176,14 @@ export class LocalScheduler implements Scheduler {
       throw new SchedulerError(`Unexpected Slurm command response. exit_status:1 std_err:${text}`, 500, text);
     }
     if (isFinal(job)) return;
-    Object.assign(job, { state: 'CANCELLED', reason: 'None', endTime: Date.now(), killRequestUser: user.name, killRequestUid: user.uid });
+    update(job, { state: 'CANCELLED', reason: 'None', endTime: Date.now(), killRequestUser: user.name, killRequestUid: user.uid });
     const ctl = this.running.get(job.id);
     if (ctl) {
       killGroup(ctl.pid, 'SIGTERM');
       ctl.timers.push(setTimeout(() => killGroup(ctl.pid, 'SIGKILL'), KILL_WAIT_MS));
     } else {
       this.scripts.delete(job.id);
+      this.reasonSince.delete(job.id);
     }
     this.schedule();
     await this.store.save();
@@ -267,10 +277,11 @@ export class LocalScheduler implements Scheduler {
     for (const job of pending) {
       const wait = waitReason(job, this.jobs, this.reservationList, nowSec);
       let reason: string | null = wait;
-      if (wait === 'DependencyNeverSatisfied') {
-        // kill_invalid_depend: a job whose dependency can never be met is cancelled.
-        Object.assign(job, { state: 'CANCELLED', reason: wait, endTime: now });
+      if (wait === 'DependencyNeverSatisfied' && job.reason === wait && now - (this.reasonSince.get(job.id) ?? now) >= NEVER_SATISFIED_GRACE_MS) {
+        // kill_invalid_depend: a job whose dependency can never be met is cancelled on a later pass.
+        update(job, { state: 'CANCELLED', endTime: now });
         this.scripts.delete(job.id);
+        this.reasonSince.delete(job.id);
         changed = true;
         continue;
       }
@@ -284,9 +295,10 @@ export class LocalScheduler implements Scheduler {
         reason = waitingForCpus ? 'Priority' : 'Resources';
         waitingForCpus = true;
       }
-      if (reason !== null && job.reason !== reason) {
+      if (reason !== null && (job.reason !== reason || !this.reasonSince.has(job.id))) {
+        if (job.reason !== reason) changed = true;
         job.reason = reason;
-        changed = true;
+        this.reasonSince.set(job.id, now);
       }
     }
     if (changed) void this.store.save();
@@ -295,7 +307,8 @@ export class LocalScheduler implements Scheduler {
   private launch(job: LocalJob, now: number): void {
     const script = this.scripts.get(job.id) ?? '';
     this.scripts.delete(job.id);
-    Object.assign(job, { state: 'RUNNING', reason: 'None', startTime: now });
+    this.reasonSince.delete(job.id);
+    update(job, { state: 'RUNNING', reason: 'None', startTime: now });
     let started;
     try {
       started = this.runner.start({
@@ -304,7 +317,7 @@ export class LocalScheduler implements Scheduler {
       }, (text) => console.error(`[local-scheduler] job ${job.id}: ${text}`));
     } catch (e) {
       console.error(`[local-scheduler] job ${job.id} could not start: ${(e as Error).message}`);
-      Object.assign(job, { state: 'FAILED', reason: 'JobLaunchFailure', endTime: now, exitCode: 1, signal: 0 });
+      update(job, { state: 'FAILED', reason: 'JobLaunchFailure', endTime: now, exitCode: 1, signal: 0 });
       return;
     }
     job.pid = started.pid;
@@ -328,12 +341,12 @@ export class LocalScheduler implements Scheduler {
     job.pidStart = null;
     if (job.state === 'RUNNING') {
       job.endTime = Date.now();
-      if (ctl.timedOut) Object.assign(job, { state: 'TIMEOUT', reason: 'TimeLimit', exitCode: 0, signal: exit.signal ?? 15 });
-      else if (exit.signal !== null) Object.assign(job, { state: 'FAILED', reason: 'NonZeroExitCode', exitCode: 0, signal: exit.signal });
-      else if (exit.exitCode === 0) Object.assign(job, { state: 'COMPLETED', reason: 'None', exitCode: 0, signal: 0 });
-      else Object.assign(job, { state: 'FAILED', reason: 'NonZeroExitCode', exitCode: exit.exitCode ?? 1, signal: 0 });
+      if (ctl.timedOut) update(job, { state: 'TIMEOUT', reason: 'TimeLimit', exitCode: 0, signal: exit.signal ?? 15 });
+      else if (exit.signal !== null) update(job, { state: 'FAILED', reason: 'NonZeroExitCode', exitCode: 0, signal: exit.signal });
+      else if (exit.exitCode === 0) update(job, { state: 'COMPLETED', reason: 'None', exitCode: 0, signal: 0 });
+      else update(job, { state: 'FAILED', reason: 'NonZeroExitCode', exitCode: exit.exitCode ?? 1, signal: 0 });
     } else if (job.state === 'CANCELLED') {
-      Object.assign(job, { exitCode: 0, signal: exit.signal ?? 15 });
+      update(job, { exitCode: 0, signal: exit.signal ?? 15 });
     }
     if (!this.started) return; // stop() saves once every job is down
     this.schedule();
