@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { registerConnectionCommands } from './commands/connection/index';
+import { registerFileCommands } from './commands/files/index';
 import type { FirecrestExtensionApi } from './common/api';
 import { BOOTSTRAP_ENV, importBootstrap } from './common/bootstrap';
 import { createClientFactory } from './common/clientFactory';
@@ -13,6 +14,7 @@ import { ConnectionContextKeys } from './common/contextKeys';
 import { OutputLog } from './common/log';
 import type { ExtensionServices } from './common/services';
 import { ConnectionStatusBar } from './common/statusBar';
+import { registerFileSystem } from './fs/register';
 
 export async function activate(context: vscode.ExtensionContext): Promise<FirecrestExtensionApi> {
   const started = performance.now();
@@ -30,6 +32,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   const services: ExtensionServices = { context, log, connections };
   // Features: each registers itself with the shared services, one line each.
   void services; // (until the first feature line below uses it)
+  // Remote files: the provider's refresh goes to the file commands (they may not import src/fs).
+  const remoteFiles = registerFileSystem(services);
+  context.subscriptions.push(remoteFiles, registerFileCommands(services, remoteFiles));
 
   const activationMs = performance.now() - started;
   log.debug(`activated in ${activationMs.toFixed(1)} ms`);

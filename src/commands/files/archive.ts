@@ -1,0 +1,72 @@
+/** Compress… and Extract… (server-side tar, waited for; cancellable). */
+import * as vscode from 'vscode';
+import type { CompressionType } from '../../core/model';
+import type { ConnectionService, Log } from '../../common/services';
+import { registerCommand } from '../register';
+import { resolveResource, toVscodeUri, withProgress, type RemoteFilesHooks } from './resource';
+
+const KINDS: { compression: CompressionType; label: string; ext: string; also: string[] }[] = [
+  { compression: 'gzip', label: 'gzip', ext: '.tar.gz', also: ['.tgz'] },
+  { compression: 'bzip2', label: 'bzip2', ext: '.tar.bz2', also: ['.tbz2', '.tbz'] },
+  { compression: 'xz', label: 'xz', ext: '.tar.xz', also: ['.txz'] },
+  { compression: 'none', label: vscode.l10n.t('none (plain tar)'), ext: '.tar', also: [] },
+];
+
+/** The compression an archive name suggests, if any. */
+export function compressionOf(name: string): CompressionType | undefined {
+  const n = name.toLowerCase();
+  return KINDS.find((k) => [k.ext, ...k.also].some((e) => n.endsWith(e)))?.compression;
+}
+
+async function pickCompression(title: string, preferred?: CompressionType): Promise<(typeof KINDS)[number] | undefined> {
+  const items = KINDS.map((k) => ({ label: k.label, description: k.ext, choice: k, picked: k.compression === preferred }));
+  if (preferred) items.sort((a, b) => Number(b.picked) - Number(a.picked));
+  return (await vscode.window.showQuickPick(items, { title }))?.choice;
+}
+
+export function registerArchiveCommands(connections: ConnectionService, log: Log, hooks: RemoteFilesHooks): vscode.Disposable {
+  return vscode.Disposable.from(
+    registerCommand('firecrest.files.compress', log, async (arg) => {
+      const r = await resolveResource(connections, arg, vscode.l10n.t('File or folder to compress'));
+      if (!r) return;
+      const kind = await pickCompression(vscode.l10n.t('Compress {0} with', r.ref.basename));
+      if (!kind) return;
+      const target = await vscode.window.showInputBox({
+        title: vscode.l10n.t('Archive to create'),
+        value: `${r.ref.path}${kind.ext}`,
+        validateInput: (v) => (v.trim().startsWith('/') ? undefined : vscode.l10n.t('An absolute path')),
+      });
+      if (target === undefined) return;
+      const pattern = await vscode.window.showInputBox({
+        title: vscode.l10n.t('Only files matching (optional)'),
+        prompt: vscode.l10n.t('A find -regex pattern, e.g. .*\\.txt; empty for everything. The server always uses gzip with a pattern.'),
+      });
+      if (pattern === undefined) return;
+      const targetRef = r.ref.with({ path: target.trim() });
+      await withProgress(vscode.l10n.t('Compressing {0}…', r.ref.basename), (signal) =>
+        r.client.compress(r.ref.system, r.ref.path, targetRef.path, { compression: kind.compression, matchPattern: pattern.trim() || undefined, signal }),
+      );
+      hooks.refresh(toVscodeUri(targetRef), true);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Created {0}', targetRef.path));
+    }),
+    registerCommand('firecrest.files.extract', log, async (arg) => {
+      const r = await resolveResource(connections, arg, vscode.l10n.t('Archive to extract'));
+      if (!r) return;
+      const guessed = compressionOf(r.ref.basename);
+      const kind = guessed ? KINDS.find((k) => k.compression === guessed) : await pickCompression(vscode.l10n.t('Compression of {0}', r.ref.basename));
+      if (!kind) return;
+      const dir = await vscode.window.showInputBox({
+        title: vscode.l10n.t('Extract {0} into', r.ref.basename),
+        value: r.ref.dirname.path,
+        validateInput: (v) => (v.trim().startsWith('/') ? undefined : vscode.l10n.t('An absolute path')),
+      });
+      if (dir === undefined) return;
+      const dirRef = r.ref.with({ path: dir.trim() });
+      await withProgress(vscode.l10n.t('Extracting {0}…', r.ref.basename), (signal) =>
+        r.client.extract(r.ref.system, r.ref.path, dirRef.path, { compression: kind.compression, signal }),
+      );
+      hooks.refresh(toVscodeUri(dirRef));
+      void vscode.window.showInformationMessage(vscode.l10n.t('Extracted into {0}', dirRef.path));
+    }),
+  );
+}

@@ -1,0 +1,65 @@
+/** Change Permissions, Change Owner and Create Symbolic Link on a remote file. */
+import * as vscode from 'vscode';
+import type { ConnectionService, Log } from '../../common/services';
+import { registerCommand } from '../register';
+import { resolveResource, toVscodeUri, type RemoteFilesHooks } from './resource';
+
+const OCTAL = /^[0-7]{3,4}$/;
+const SYMBOLIC = /^[ugoa]*[-+=]([rwxXst]*|[ugo])(,[ugoa]*[-+=]([rwxXst]*|[ugo]))*$/;
+
+/** Undefined when `mode` is something chmod accepts (octal or symbolic), else the reason. */
+export function validateMode(mode: string): string | undefined {
+  const m = mode.trim();
+  return OCTAL.test(m) || SYMBOLIC.test(m) ? undefined : vscode.l10n.t('An octal mode such as 755 or 0644, or a symbolic one such as u+x or go-w');
+}
+
+const NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*\$?$/;
+
+export function registerAttributeCommands(connections: ConnectionService, log: Log, hooks: RemoteFilesHooks): vscode.Disposable {
+  return vscode.Disposable.from(
+    registerCommand('firecrest.files.chmod', log, async (arg) => {
+      const r = await resolveResource(connections, arg, vscode.l10n.t('File or folder whose permissions to change'));
+      if (!r) return;
+      const mode = await vscode.window.showInputBox({
+        title: vscode.l10n.t('Change Permissions of {0}', r.ref.basename || r.ref.path),
+        placeHolder: '755, 0644, u+x, go-w',
+        validateInput: validateMode,
+      });
+      if (mode === undefined) return;
+      await r.client.chmod(r.ref.system, r.ref.path, mode.trim());
+      hooks.refresh(r.uri);
+    }),
+    registerCommand('firecrest.files.chown', log, async (arg) => {
+      const r = await resolveResource(connections, arg, vscode.l10n.t('File or folder whose owner to change'));
+      if (!r) return;
+      const value = await vscode.window.showInputBox({
+        title: vscode.l10n.t('Change Owner of {0}', r.ref.basename || r.ref.path),
+        prompt: vscode.l10n.t('owner, owner:group or :group'),
+        validateInput: (v) => {
+          const [owner = '', group = '', ...rest] = v.trim().split(':');
+          const ok = rest.length === 0 && (owner || group) && (!owner || NAME.test(owner)) && (!group || NAME.test(group));
+          return ok ? undefined : vscode.l10n.t('owner, owner:group or :group (user and group names)');
+        },
+      });
+      if (value === undefined) return;
+      const [owner = '', group = ''] = value.trim().split(':');
+      await r.client.chown(r.ref.system, r.ref.path, owner, group);
+      hooks.refresh(r.uri);
+    }),
+    registerCommand('firecrest.files.symlink', log, async (arg) => {
+      const r = await resolveResource(connections, arg, vscode.l10n.t('File or folder the new link points to'));
+      if (!r) return;
+      const value = await vscode.window.showInputBox({
+        title: vscode.l10n.t('Create Symbolic Link to {0}', r.ref.path),
+        prompt: vscode.l10n.t('Path of the new link (absolute, or relative to {0})', r.ref.dirname.path),
+        value: `${r.ref.basename}.link`,
+        validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('A path is required')),
+      });
+      if (value === undefined) return;
+      const v = value.trim();
+      const link = v.startsWith('/') ? r.ref.with({ path: v }) : r.ref.dirname.joinPath(v);
+      await r.client.symlink(r.ref.system, r.ref.path, link.path);
+      hooks.refresh(toVscodeUri(link), true);
+    }),
+  );
+}
