@@ -79,8 +79,9 @@ export async function readRoutes(app: FastifyInstance, deps: V2Deps): Promise<vo
   app.get('/file', async (req) => {
     const { user } = ctx(req);
     const path = Inputs.query(req).path();
-    // -E: a missing or unreadable path is an error (404/403), not a description of the error.
-    const out = await runRemote(user, ['file', '-b', '-E', '--', path], settings);
+    // -E: a missing or unreadable path is an error (404/403), not a description of the error;
+    // `file` reports it on stdout.
+    const out = await runRemote(user, ['file', '-b', '-E', '--', path], settings, { stderrText: (err, stdout) => err || stdout });
     return { output: out.stdout.toString('utf8').trim() };
   });
 

@@ -28,6 +28,8 @@ async function uploadedFile(req: FastifyRequest, limit: number): Promise<{ name:
   if (!part || part.fieldname !== 'file') throw validationError('body', 'file', 'Field required');
   try {
     const data = await part.toBuffer();
+    // toBuffer() can miss a cut that happens in the last chunk; the stream's flag cannot.
+    if (part.file.truncated) throw new ApiError(413, 'File to upload is too large.');
     return { name: part.filename, data };
   } catch (e) {
     if (errorCode(e) === 'FST_REQ_FILE_TOO_LARGE') throw new ApiError(413, 'File to upload is too large.');
