@@ -1,9 +1,9 @@
 // The gateway's built-in scheduler, driven directly: real jobs run as real unix users (which needs
 // root; the job tests skip otherwise), real files are written, real processes are killed.
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { expandPattern, parseDirectives, parseTimeLimit } from '../../gateway/src/scheduler/local-directives';
@@ -150,6 +150,20 @@ void describe('local scheduler: jobs', { skip }, () => {
     assert.equal(existsSync(join(work, 'script.out')), false);
   });
 
+  void test('scriptPath: read with the user\'s rights, named after the file', async () => {
+    const path = join(work, 'job.sh');
+    writeFileSync(path, '#!/bin/bash\necho from file\n');
+    chownSync(path, alice.uid, alice.gid);
+    const id = await sched.submit(alice, { scriptPath: path, workingDirectory: work, env: {} });
+    const r = await waitFor(id, done);
+    assert.equal(r.name, 'job.sh');
+    assert.equal(readFileSync(join(work, `slurm-${id}.out`), 'utf8'), 'from file\n');
+    const secret = join(mkdtempSync(join(tmpdir(), 'f7t-rootonly-')), 'job.sh');
+    made.push(dirname(secret));
+    writeFileSync(secret, '#!/bin/bash\necho secret\n', { mode: 0o600 });
+    await assert.rejects(sched.submit(alice, { scriptPath: secret, workingDirectory: work, env: {} }), /Unable to open file/);
+  });
+
   void test('a time limit ends the job as TIMEOUT', async () => {
     const id = await sched.submit(alice, spec('#SBATCH --time=0:01\nsleep 30'));
     const r = await waitFor(id, done, 6000);
@@ -268,6 +282,10 @@ void describe('local scheduler: jobs', { skip }, () => {
       e instanceof SchedulerError && e.status === 500 && e.message.includes('sbatch: error: invalid partition specified: nope'));
     await assert.rejects(sched.submit(alice, spec('#SBATCH --time=soon\ntrue')), /Invalid --time specification/);
     await assert.rejects(sched.submit(alice, spec('#SBATCH --time=3-0\ntrue')), /Requested time limit is invalid/);
+    await assert.rejects(sched.submit(alice, spec('true', { constraints: 'gpu' })), /Invalid feature specification/);
+    await assert.rejects(sched.submit(alice, spec('true', { reservation: 'nosuch' })), /Requested reservation is invalid/);
+    await assert.rejects(sched.submit(alice, spec('true', { afterOk: '999999' })), /Job dependency problem/);
+    await assert.rejects(sched.submit(alice, { scriptPath: '/nonexistent/job.sh', workingDirectory: work, env: {} }), /Unable to open file/);
     await assert.rejects(sched.submit(alice, { script: 'echo hi', workingDirectory: work, env: {} }), /does not look like a batch script/);
   });
 

@@ -79,6 +79,10 @@ export async function resolveSubmission(user: UnixUser, spec: JobSpec, ctx: Subm
     throw sbatchError('sbatch: error: Batch job submission failed: Requested time limit is invalid (missing or exceeds some limit)');
   }
 
+  // The pretend node has no features, so any constraint is one no node satisfies.
+  const constraints = spec.constraints || d.constraint || null;
+  if (constraints) throw sbatchError('sbatch: error: Batch job submission failed: Invalid feature specification');
+
   const account = spec.account || d.account || ctx.defaultAccount(user);
   const submitDir = resolve(user.home, spec.workingDirectory || user.home);
   const workingDirectory = d.chdir ? resolve(submitDir, d.chdir) : submitDir;
@@ -103,7 +107,7 @@ export async function resolveSubmission(user: UnixUser, spec: JobSpec, ctx: Subm
     partition: partition.name,
     account,
     reservation,
-    constraints: spec.constraints || d.constraint || null,
+    constraints,
     submitDir,
     workingDirectory,
     patterns: {
