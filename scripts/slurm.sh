@@ -6,6 +6,7 @@
 #                              the `maint` reservation. Quick no-op when everything already runs.
 #   scripts/slurm.sh down      stop exactly the processes `up` started
 #   scripts/slurm.sh status    show what runs
+#   scripts/slurm.sh reset     down, wipe the controller state and the accounting DB, up
 #
 # Must run as root. The gateway also runs as root, so it can manage reservations (scontrol
 # create/update/delete reservation needs an operator; root is one). Jobs run as alice and bob.
@@ -158,8 +159,12 @@ write_slurm_conf() {
   [ "$mem" -gt 256 ] || mem=256
   sed -e "s/@HOST@/$host/g" -e "s/@CPUS@/$cpus/g" -e "s/@MEMORY@/$mem/g" \
     "$TEMPLATES/slurm.conf.in" >/etc/slurm/slurm.conf.new
+  chmod 644 /etc/slurm/slurm.conf.new
+  if cmp -s /etc/slurm/slurm.conf.new /etc/slurm/slurm.conf; then
+    rm -f /etc/slurm/slurm.conf.new
+    return 1
+  fi
   mv /etc/slurm/slurm.conf.new /etc/slurm/slurm.conf
-  chmod 644 /etc/slurm/slurm.conf
 }
 
 ensure_cluster() {
@@ -233,11 +238,16 @@ cmd_up() {
   need_root
   command -v slurmctld >/dev/null || die "Slurm is not installed: run scripts/slurm.sh install"
   install -d -m 0755 "$STATE"
-  if all_running; then log "already running"; return 0; fi
+  if all_running; then
+    # A changed template is applied in place; everything else is already set up.
+    if write_slurm_conf; then scontrol reconfigure && log "slurm.conf changed: reconfigured"; fi
+    log "already running"
+    return 0
+  fi
   ensure_users
   start_munge
   start_mariadb
-  write_slurm_conf
+  write_slurm_conf || true
   start_slurmdbd
   ensure_cluster
   start_slurm
@@ -267,6 +277,19 @@ cmd_down() {
   done
 }
 
+# A clean slate: job ids restart at 1, so the accounting database must go too (old rows would
+# otherwise be matched to the new jobs).
+cmd_reset() {
+  need_root
+  cmd_down
+  install -d -m 0755 "$STATE"
+  start_munge
+  start_mariadb
+  mariadb -e 'DROP DATABASE IF EXISTS slurm_acct_db'
+  rm -rf /var/spool/slurmctld/* /var/spool/slurmd/*
+  cmd_up
+}
+
 cmd_status() {
   local d pid rc=0
   for d in "${DAEMONS[@]}"; do
@@ -285,5 +308,6 @@ case "${1:-}" in
   up) cmd_up ;;
   down) cmd_down ;;
   status) cmd_status ;;
-  *) echo "usage: $0 install|up|down|status" >&2; exit 2 ;;
+  reset) cmd_reset ;;
+  *) echo "usage: $0 install|up|down|status|reset" >&2; exit 2 ;;
 esac
