@@ -115,10 +115,12 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   await app.register(multipart, { limits: { fileSize: deps.v2.settings.maxOpsFileSize + 1 } });
 
   app.addHook('onRequest', async (req, reply) => {
-    const admin = req.url.startsWith('/_admin');
-    if (!admin) deps.stats.countRequest(req.method, req.routeOptions.url);
+    const isApi = FAULTY.test(req.url);
+    // Token requests go to the identity provider in a real deployment: counted apart from API calls.
+    if (isApi) deps.stats.countRequest(req.method, req.routeOptions.url);
+    else if (req.url.startsWith('/auth/')) deps.stats.countTokenRequest();
     if (deps.verbose) (req as { f7tStart?: number }).f7tStart = performance.now();
-    if (!admin && deps.faults.active && FAULTY.test(req.url)) return applyFaults(deps.faults, req, reply);
+    if (isApi && deps.faults.active) return applyFaults(deps.faults, req, reply);
     return undefined;
   });
   app.addHook('onSend', async (req, reply, payload) => {

@@ -114,5 +114,10 @@ void describe('admin settings and stats', { skip: gatewayOnly() }, () => {
     assert.equal(s.body.byRoute['GET /v2/status/systems'], 1);
     assert.equal(s.body.requests, 3);
     assert.equal(typeof s.body.connections, 'number');
+    await fetch(`${gw().admin}/stats`, { headers: { authorization: `Bearer ${await token()}` } });
+    await fetch(t.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
+    const again = await admin('GET', '/stats');
+    assert.equal(again.body.requests, 3, 'admin and token calls are not API requests');
+    assert.equal(again.body.tokenRequests, 1);
   });
 });

@@ -7,11 +7,14 @@ export interface StatsSnapshot {
   /** `METHOD /route/{param}` -> count; unmatched requests under `METHOD <unmatched>`. */
   byRoute: Record<string, number>;
   connections: number;
+  /** `POST /auth/token` calls (not in `requests`: a real deployment's token endpoint is elsewhere). */
+  tokenRequests: number;
 }
 
 export class Stats {
   private requests = 0;
   private connections = 0;
+  private tokenRequests = 0;
   private byRoute = new Map<string, number>();
 
   /** `template` is Fastify's route url (`/v2/status/:system/nodes`), or undefined when unmatched. */
@@ -21,17 +24,22 @@ export class Stats {
     this.byRoute.set(key, (this.byRoute.get(key) ?? 0) + 1);
   }
 
+  countTokenRequest(): void {
+    this.tokenRequests++;
+  }
+
   countConnection(): void {
     this.connections++;
   }
 
   snapshot(): StatsSnapshot {
-    return { requests: this.requests, byRoute: Object.fromEntries(this.byRoute), connections: this.connections };
+    return { requests: this.requests, byRoute: Object.fromEntries(this.byRoute), connections: this.connections, tokenRequests: this.tokenRequests };
   }
 
   reset(): void {
     this.requests = 0;
     this.connections = 0;
+    this.tokenRequests = 0;
     this.byRoute = new Map();
   }
 }
