@@ -165,11 +165,16 @@ void describe('local scheduler: jobs', { skip }, () => {
   });
 
   void test('a time limit ends the job as TIMEOUT', async () => {
-    const id = await sched.submit(alice, spec('#SBATCH --time=0:01\nsleep 30'));
+    // The script ignores SIGTERM: TIMEOUT shows at once, SIGKILL follows after the grace period.
+    const id = await sched.submit(alice, spec('#SBATCH --time=0:01\ntrap "echo got TERM" TERM\nsleep 30 & wait; sleep 30 & wait'));
     const r = await waitFor(id, done, 6000);
+    assert.ok(Date.now() - (r.time.start! * 1000) < 4000, 'TIMEOUT is reported before the processes are gone');
     assert.equal(r.status.state, 'TIMEOUT');
     assert.equal(r.status.stateReason, 'TimeLimit');
     assert.equal(r.time.limit, 1);
+    await sleep(5500);
+    assert.equal((await sched.nodes(alice))[0].state[0], 'IDLE', 'the job\'s processes were killed after the grace period');
+    assert.match(readFileSync(join(work, `slurm-${id}.out`), 'utf8'), /got TERM/);
   });
 
   void test('a non-zero exit is FAILED with its exit code', async () => {

@@ -35,7 +35,6 @@ function update(job: LocalJob, patch: Partial<LocalJob>): void {
 interface Control {
   pid: number;
   exited: Promise<JobExit>;
-  timedOut: boolean;
   timers: NodeJS.Timeout[];
 }
 
@@ -199,6 +198,7 @@ export class LocalScheduler implements Scheduler {
       throw new SchedulerError(`${prefix}: ${why}`, 400);
     }
     const r = await runAs(job.user, ['bash', '-c', 'cd -- "$1" || exit 1; exec bash -c "$2"', 'srun', job.workingDirectory, command], {
+      cwd: '/',
       timeoutSeconds: Math.max(1, Math.ceil(timeoutMs / 1000)),
       maxOutputBytes: 5 * 1024 * 1024,
       env: { ...job.env, ...slurmEnv(job, this.cluster, this.node) },
@@ -322,10 +322,13 @@ export class LocalScheduler implements Scheduler {
     }
     job.pid = started.pid;
     job.pidStart = started.pidStart;
-    const ctl: Control = { pid: started.pid, exited: started.exited, timedOut: false, timers: [] };
+    const ctl: Control = { pid: started.pid, exited: started.exited, timers: [] };
     if (job.timeLimit !== null && job.timeLimit * 1000 <= MAX_TIMER_MS) {
       ctl.timers.push(setTimeout(() => {
-        ctl.timedOut = true;
+        if (job.state !== 'RUNNING') return;
+        // Slurm shows TIMEOUT from the moment the limit passes, while the processes are still dying.
+        update(job, { state: 'TIMEOUT', reason: 'TimeLimit', endTime: Date.now(), exitCode: 0 });
+        void this.store.save();
         killGroup(ctl.pid, 'SIGTERM');
         ctl.timers.push(setTimeout(() => killGroup(ctl.pid, 'SIGKILL'), KILL_WAIT_MS));
       }, job.timeLimit * 1000));
@@ -341,11 +344,10 @@ export class LocalScheduler implements Scheduler {
     job.pidStart = null;
     if (job.state === 'RUNNING') {
       job.endTime = Date.now();
-      if (ctl.timedOut) update(job, { state: 'TIMEOUT', reason: 'TimeLimit', exitCode: 0, signal: exit.signal ?? 15 });
-      else if (exit.signal !== null) update(job, { state: 'FAILED', reason: 'NonZeroExitCode', exitCode: 0, signal: exit.signal });
+      if (exit.signal !== null) update(job, { state: 'FAILED', reason: 'NonZeroExitCode', exitCode: 0, signal: exit.signal });
       else if (exit.exitCode === 0) update(job, { state: 'COMPLETED', reason: 'None', exitCode: 0, signal: 0 });
       else update(job, { state: 'FAILED', reason: 'NonZeroExitCode', exitCode: exit.exitCode ?? 1, signal: 0 });
-    } else if (job.state === 'CANCELLED') {
+    } else if (job.state === 'CANCELLED' || job.state === 'TIMEOUT') {
       update(job, { exitCode: 0, signal: exit.signal ?? 15 });
     }
     if (!this.started) return; // stop() saves once every job is down
