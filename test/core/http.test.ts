@@ -1,0 +1,115 @@
+import assert from 'node:assert/strict';
+import { afterEach, after, before, describe, it } from 'node:test';
+import { CancelledError, RateLimitedError, TimeoutError, UnavailableError, type ClientEvents, type FirecrestClient, type Logger } from '../../src/core/index';
+import { gatewayOnly } from '../support/target';
+import { client, gateway, t } from './support';
+
+type Wait = Parameters<NonNullable<ClientEvents['onRetryWait']>>[0];
+
+function captureLogger(lines: string[]): Logger {
+  const push = (m: unknown, ...a: unknown[]) => { lines.push([m, ...a].map(String).join(' ')); };
+  return { trace: push, debug: push, info: push, warn: push, error: push };
+}
+
+void describe('HTTP layer against the gateway', { skip: gatewayOnly() }, () => {
+  let c: FirecrestClient;
+  const waits: Wait[] = [];
+  const lines: string[] = [];
+  const S = t.system;
+  before(async () => {
+    c = await client({ maxRateLimitRetries: 4, maxRetryWaitMs: 5000, logger: captureLogger(lines) }, {}, { onRetryWait: (e) => waits.push(e) });
+  });
+  afterEach(async () => {
+    await gateway.clearFaults();
+    waits.length = 0;
+  });
+  after(async () => { await c.dispose(); });
+
+  void it('429: waits Retry-After and completes within the bound; the wait is reported', async () => {
+    await gateway.faults({ rateLimit: { next: 3, retryAfterSeconds: 1 } });
+    const started = Date.now();
+    assert.ok((await c.systems()).length > 0);
+    const took = Date.now() - started;
+    assert.ok(took >= 2900 && took < 8000, `took ${took} ms`);
+    assert.deepEqual(waits.map((w) => [w.reason, w.waitMs, w.attempt, w.maxAttempts]), [['rate-limit', 1000, 1, 4], ['rate-limit', 1000, 2, 4], ['rate-limit', 1000, 3, 4]]);
+  });
+
+  void it('429 beyond the retry bound: RateLimitedError with retryAfterSeconds', async () => {
+    await gateway.faults({ rateLimit: { next: 10, retryAfterSeconds: 1 } });
+    await assert.rejects(c.systems(), (e: unknown) => e instanceof RateLimitedError && e.retryAfterSeconds === 1 && e.status === 429 && e.route === 'GET /status/systems');
+    assert.equal(waits.length, 4);
+  });
+
+  void it('429 asking longer than maxRetryWaitMs fails at once with the asked wait', async () => {
+    await gateway.faults({ rateLimit: { next: 1, retryAfterSeconds: 30 } });
+    const started = Date.now();
+    await assert.rejects(c.systems(), (e: unknown) => e instanceof RateLimitedError && e.retryAfterSeconds === 30);
+    assert.ok(Date.now() - started < 2000);
+  });
+
+  void it('rate limiting is shared per origin: other calls wait too', async () => {
+    await gateway.faults({ rateLimit: { next: 1, retryAfterSeconds: 2, match: 'GET .*/status/systems$' } });
+    const started = Date.now();
+    const a = c.systems();
+    await new Promise((r) => setTimeout(r, 300));
+    const b = c.userInfo(S).then(() => Date.now() - started);
+    await a;
+    const bTook = await b;
+    assert.ok(bTook >= 1900, `the other call went ahead after ${bTook} ms`);
+  });
+
+  void it('abort through the signal: CancelledError, and the pool stays usable', async () => {
+    await gateway.faults({ latency: { next: 1, ms: 3000, minMs: 3000 } });
+    const ac = new AbortController();
+    setTimeout(() => ac.abort(), 200);
+    const started = Date.now();
+    await assert.rejects(c.systems({ signal: ac.signal }), CancelledError);
+    assert.ok(Date.now() - started < 2000);
+    assert.ok((await c.systems()).length > 0);
+    await assert.rejects(c.systems({ signal: AbortSignal.abort() }), CancelledError);
+  });
+
+  void it('a per-request timeout is TimeoutError naming the route', async () => {
+    await gateway.faults({ latency: { next: 1, ms: 3000, minMs: 3000 } });
+    await assert.rejects(c.systems({ timeoutMs: 300 }), (e: unknown) => e instanceof TimeoutError && e.route === 'GET /status/systems');
+    assert.ok((await c.systems()).length > 0);
+  });
+
+  void it('a 5xx on a GET is retried; on a POST it is not', async () => {
+    await gateway.faults({ error: { next: 1, statuses: [503] } });
+    assert.ok((await c.systems()).length > 0);
+    assert.deepEqual(waits.map((w) => w.reason), ['transient']);
+    waits.length = 0;
+    await gateway.faults({ error: { next: 1, statuses: [503], match: '^POST ' } });
+    await assert.rejects(c.mkdir(S, '/tmp/never-made'), (e: unknown) => e instanceof UnavailableError && e.status === 503);
+    assert.equal(waits.length, 0);
+  });
+
+  void it('a dropped connection: GET retried, POST not', async () => {
+    await gateway.faults({ dropBefore: { next: 1, match: '^GET ' } });
+    assert.ok((await c.systems()).length > 0);
+    await gateway.faults({ dropAfter: { next: 1, match: '^DELETE ' } });
+    await assert.rejects(c.cancelJob(S, '999999'), (e: unknown) => e instanceof UnavailableError && e.status === undefined);
+  });
+
+  void it('keep-alive: 300 sequential calls use one TCP connection', async () => {
+    const fresh = await client();
+    try {
+      await fresh.systems();
+      await gateway.resetStats();
+      for (let i = 0; i < 300; i++) await fresh.systems();
+      assert.equal((await gateway.stats()).connections, 0, 'no new connection after the first call');
+    } finally {
+      await fresh.dispose();
+    }
+  });
+
+  void it('logs one line per request with the route template, never a token or secret', async () => {
+    lines.length = 0;
+    await c.list(S, '/tmp');
+    assert.ok(lines.some((l) => /^GET \/filesystem\/\{system\}\/ops\/ls 200 \d+ms$/.test(l)), lines.join('\n'));
+    const all = lines.join('\n');
+    assert.ok(!all.includes(t.clientSecret));
+    assert.doesNotMatch(all, /eyJ|Bearer \w/);
+  });
+});
