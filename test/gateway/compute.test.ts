@@ -37,20 +37,21 @@ void describe('compute routes', () => {
   void it('submits a job that writes a file, which reads back; list, get and metadata show it', async () => {
     const out = `${wd}/f7t-compute-${mark}.txt`;
     const script = `#!/bin/bash\n#SBATCH --time=00:02:00\necho "hello $MARK" > ${out}\n`;
-    const r = await submit({ name: `f7t-${mark}`, working_directory: wd, script, environment: [`MARK=${mark}`], standardOutput: `${wd}/f7t-compute-${mark}.log` });
+    const r = await submit({ name: `F7t-Mixed-${mark}`, working_directory: wd, script, environment: [`MARK=${mark}`], standardOutput: `${wd}/f7t-compute-${mark}.log` });
     assert.equal(r.status, 201, r.text);
     assert.equal(typeof r.body.jobId, 'string');
     const id = r.body.jobId as string;
     const job = await waitForState(id, FINAL);
     assert.match(job.status.state, /^COMPLETED/);
     assert.equal(job.jobId, id);
-    assert.equal(job.name, `f7t-${mark}`);
+    assert.equal(job.name, `F7t-Mixed-${mark}`);
     assert.equal(job.workingDirectory, wd);
     const view = await api(`/filesystem/${t.system}/ops/view`, { query: { path: out } });
     assert.equal(view.status, 200, view.text);
     assert.equal(view.body.output, `hello ${mark}\n`);
 
-    const list = await api(jobs, { query: { name: `f7t-${mark}` } });
+    // The path is case-insensitive; the query (a mixed-case job name) is passed as it is.
+    const list = await api(`/COMPUTE/${t.system.toUpperCase()}/Jobs`, { query: { name: `F7t-Mixed-${mark}` } });
     assert.equal(list.status, 200, list.text);
     assert.ok((list.body.jobs ?? []).some((j: Json) => j.jobId === id), 'listed by name');
     const all = await api(jobs, { query: { allusers: 'true', time_window: '1h', account: '' } });
