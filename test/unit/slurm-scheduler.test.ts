@@ -10,6 +10,10 @@ import { SlurmScheduler, slurmAvailable } from '../../gateway/src/scheduler/slur
 import { SchedulerError, type JobRecord } from '../../gateway/src/scheduler/types';
 import type { UnixUser } from '../../gateway/src/users';
 import { runAs } from '../../gateway/src/exec';
+import { durationSeconds } from '../../gateway/src/scheduler/slurm-run';
+import { expandPattern } from '../../gateway/src/scheduler/slurm-jobs';
+import { normaliseNodeState, parsePartitions, parseReservations } from '../../gateway/src/scheduler/slurm-status';
+import { sbatchCall } from '../../gateway/src/scheduler/slurm-submit';
 
 function unixUser(name: string): UnixUser | undefined {
   try {
@@ -185,5 +189,55 @@ void describe('SlurmScheduler (real Slurm)', { skip }, () => {
       await slurm.deleteReservation(name);
     }
     await assert.rejects(slurm.deleteReservation(name), (e: unknown) => e instanceof SchedulerError && e.status === 400);
+  });
+});
+
+// Parsing of recorded Slurm 22.05 output: runs everywhere, Slurm or not.
+void describe('Slurm output parsing', () => {
+  void it('reads Slurm durations in seconds', () => {
+    assert.equal(durationSeconds('01:00:00'), 3600);
+    assert.equal(durationSeconds('2-00:00:00'), 172800);
+    assert.equal(durationSeconds('1-12'), 129600);
+    assert.equal(durationSeconds('0:53'), 53);
+    assert.equal(durationSeconds('5'), 300);
+    assert.equal(durationSeconds('UNLIMITED'), null);
+    assert.equal(durationSeconds('INFINITE'), null);
+  });
+
+  void it('normalises node states', () => {
+    assert.deepEqual(normaliseNodeState('MIXED'), ['MIXED']);
+    assert.deepEqual(normaliseNodeState('IDLE+DRAIN'), ['IDLE', 'DRAIN']);
+    assert.deepEqual(normaliseNodeState('DOWN*+NOT_RESPONDING'), ['DOWN']);
+    assert.deepEqual(normaliseNodeState('MAINT+RESERVED'), ['OFFLINE', 'RESERVED']);
+    assert.deepEqual(normaliseNodeState('WEIRD'), ['UNKNOWN']);
+  });
+
+  void it('expands output file patterns', () => {
+    const job = { jobId: '42', name: 'sim', user: 'alice', nodes: 'nid[001-002]' };
+    assert.equal(expandPattern('/s/%x-%j.out', job), '/s/sim-42.out');
+    assert.equal(expandPattern('/s/%u/%5j_%N_%%.log', job), '/s/alice/00042_nid_%.log');
+  });
+
+  void it('parses partitions and reservations', () => {
+    const parts = parsePartitions('PartitionName=debug AllowGroups=ALL Default=YES MaxTime=01:00:00 Nodes=vm State=UP TotalCPUs=2 TotalNodes=1\n'
+      + 'PartitionName=long Default=NO MaxTime=UNLIMITED Nodes=vm State=DOWN TotalCPUs=2 TotalNodes=1\n');
+    assert.deepEqual(parts, [
+      { name: 'debug', cpus: 2, totalNodes: 1, state: 'UP', isDefault: true, maxTime: 3600, nodes: 'vm' },
+      { name: 'long', cpus: 2, totalNodes: 1, state: 'DOWN', isDefault: false, maxTime: null, nodes: 'vm' },
+    ]);
+    const [r] = parseReservations('ReservationName=maint StartTime=1795584670 EndTime=1795599070 Duration=04:00:00 Nodes=vm NodeCnt=1 '
+      + 'Features=(null) Flags=MAINT,SPEC_NODES,ALL_NODES Users=root Accounts=(null) State=INACTIVE\n');
+    assert.deepEqual(r, { name: 'maint', nodeList: 'vm', startTime: 1795584670, endTime: 1795599070, features: null,
+      state: 'inactive', users: ['root'], accounts: [], flags: ['MAINT', 'SPEC_NODES', 'ALL_NODES'] });
+  });
+
+  void it('builds the sbatch command line; values with commas travel through the environment', () => {
+    const call = sbatchCall({ script: 'echo', workingDirectory: '/w', name: 'n', account: 'proj', timeLimitMinutes: 90, afterOk: '7',
+      env: { PLAIN: 'a b', LIST: 'x,y' } });
+    assert.deepEqual(call.argv, ['sbatch', '--parsable', '--chdir=/w', '--job-name=n', '--account=proj', '--time=90',
+      '--dependency=afterok:7', '--export=ALL,PLAIN=a b,LIST']);
+    assert.deepEqual(call.env, { LIST: 'x,y' });
+    assert.equal(call.stdin, 'echo');
+    assert.throws(() => sbatchCall({ workingDirectory: '/w', env: { 'BAD-NAME': '1' }, script: '' }), SchedulerError);
   });
 });
