@@ -2,7 +2,7 @@
 // browser, real Node extension host) on a free loopback port with its own temp dirs, and Debian's
 // Chromium driven by playwright-core. See ../../../shared/vscode-host-testing.md for the why.
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -42,15 +42,15 @@ const DEFAULT_SETTINGS = {
  * Starts code-server. `root` (default: a fresh temp dir, removed on stop) holds config, user data,
  * extensions and the workspace folder. Returns { url, port, root, userDataDir, workspace, stop }.
  */
-export async function startCodeServer({ entry, root, env = {}, settings = {}, logLevel, quiet = true, workspace } = {}) {
+export async function startCodeServer({ entry, root, env = {}, settings = {}, logLevel, quiet = true, workspace, port } = {}) {
   const ownRoot = !root;
   root ??= mkdtempSync(join(tmpdir(), 'f7t-vscode-'));
   const userDataDir = join(root, 'user-data');
   const extensionsDir = join(root, 'extensions');
   workspace ??= join(root, 'workspace');
   for (const d of [join(userDataDir, 'User'), extensionsDir, workspace]) mkdirSync(d, { recursive: true });
-  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...DEFAULT_SETTINGS, ...settings }, null, 2));
-  const port = await freePort();
+  writeSettings(join(userDataDir, 'User', 'settings.json'), { ...DEFAULT_SETTINGS, ...settings });
+  port ??= await freePort();
   writeFileSync(join(root, 'config.yaml'), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
   const args = [entry, '--config', join(root, 'config.yaml'), '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`,
     '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
@@ -82,6 +82,15 @@ export async function startCodeServer({ entry, root, env = {}, settings = {}, lo
     await new Promise((r) => setTimeout(r, 250));
   }
   return { url, port, root, userDataDir, extensionsDir, workspace, stop, output: () => output, pid: child.pid };
+}
+
+/** Writes `wanted` into settings.json; a kept root (npm start) keeps the user's own values. */
+function writeSettings(file, wanted) {
+  let current = {};
+  if (existsSync(file)) {
+    try { current = JSON.parse(readFileSync(file, 'utf8')); } catch { return; /* edited by hand (comments): leave it */ }
+  }
+  writeFileSync(file, JSON.stringify({ ...wanted, ...current }, null, 2));
 }
 
 /** The workbench URL opening `folder` with the extension under development (and optionally a test suite). */
