@@ -9,7 +9,7 @@ import { runAs } from '../exec';
 import type { UnixUser } from '../users';
 import type { SchedulerOptions } from './options';
 import { slurmEnv } from './local-env';
-import { waitReason } from './local-queue';
+import { planQueue } from './local-queue';
 import { jobRecord, isFinal, matchesQuery, reservationActive, reservationRecord } from './local-records';
 import * as res from './local-resources';
 import { JobRunner, killGroup, type JobExit } from './local-runner';
@@ -24,8 +24,6 @@ import {
 const KILL_WAIT_MS = 5000;
 /** Longest delay a node timer takes; longer limits are not enforced (they outlive any test run). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-/** How long `DependencyNeverSatisfied` shows on a pending job before it is cancelled. */
-const NEVER_SATISFIED_GRACE_MS = 1000;
 
 /** A typed Object.assign: a misspelt field or state is a compile error. */
 function update(job: LocalJob, patch: Partial<LocalJob>): void {
@@ -269,37 +267,18 @@ export class LocalScheduler implements Scheduler {
   private schedule(): void {
     if (!this.started) return;
     const now = Date.now();
-    const nowSec = Math.floor(now / 1000);
-    let free = this.cpuCount - this.running.size;
-    let waitingForCpus = false;
-    let changed = false;
-    const pending = [...this.jobs.values()].filter((j) => j.state === 'PENDING').sort((a, b) => a.id - b.id);
-    for (const job of pending) {
-      const wait = waitReason(job, this.jobs, this.reservationList, nowSec);
-      let reason: string | null = wait;
-      if (wait === 'DependencyNeverSatisfied' && job.reason === wait && now - (this.reasonSince.get(job.id) ?? now) >= NEVER_SATISFIED_GRACE_MS) {
-        // kill_invalid_depend: a job whose dependency can never be met is cancelled on a later pass.
-        update(job, { state: 'CANCELLED', endTime: now });
-        this.scripts.delete(job.id);
-        this.reasonSince.delete(job.id);
-        changed = true;
-        continue;
-      }
-      if (wait === null && free > 0) {
-        this.launch(job, now);
-        free--;
-        changed = true;
-        continue;
-      }
-      if (wait === null) {
-        reason = waitingForCpus ? 'Priority' : 'Resources';
-        waitingForCpus = true;
-      }
-      if (reason !== null && (job.reason !== reason || !this.reasonSince.has(job.id))) {
-        if (job.reason !== reason) changed = true;
-        job.reason = reason;
-        this.reasonSince.set(job.id, now);
-      }
+    const plan = planQueue(this.jobs, this.reservationList, this.cpuCount - this.running.size, this.reasonSince, now);
+    for (const job of plan.cancel) {
+      update(job, { state: 'CANCELLED', endTime: now });
+      this.scripts.delete(job.id);
+      this.reasonSince.delete(job.id);
+    }
+    for (const job of plan.start) this.launch(job, now);
+    let changed = plan.cancel.length + plan.start.length > 0;
+    for (const [job, reason] of plan.reasons) {
+      changed ||= job.reason !== reason;
+      job.reason = reason;
+      this.reasonSince.set(job.id, now);
     }
     if (changed) void this.store.save();
   }
