@@ -89,8 +89,11 @@ void describe('SlurmScheduler (real Slurm)', { skip }, () => {
     assert.equal(await readFile(`${dir}/writer-${id}.out`, 'utf8'), 'to-stdout\n');
     const listed = await slurm.list(alice!, {});
     assert.ok(listed.some((j) => j.jobId === id), 'list shows the finished job');
-    const batch = (await waitFor(alice!, id, (j) => !!j.tasks?.length)).tasks!.find((s) => s.id === `${id}.batch`);
-    assert.ok(batch, 'the batch step is a task');
+    const stored = await waitFor(alice!, id, (j) => !!j.tasks?.length);
+    assert.ok(stored.tasks!.some((s) => s.id === `${id}.batch`), 'the batch step is a task');
+    assert.equal(typeof stored.cpuTime, 'number');
+    const acct = await slurm.accounting(alice!, { jobIds: [id] });
+    assert.deepEqual(acct.map((j) => [j.jobId, j.status.state, j.user]), [[id, 'COMPLETED', 'alice']]);
   });
 
   void it('reports FAILED with the script exit code', async (t) => {

@@ -12,7 +12,7 @@ import { SEP, durationSeconds, intOrNull, nullish, slurmRun, unexpected } from '
 const SQUEUE_FIELDS = ['JobID', 'Name', 'State', 'Reason', 'NumNodes', 'Cluster', 'GroupName', 'UserName', 'Account', 'NodeList',
   'Partition', 'PriorityLong', 'TimeUsed', 'SubmitTime', 'StartTime', 'EndTime', 'TimeLimit', 'WorkDir', 'STDOUT', 'STDERR', 'STDIN'] as const;
 const SACCT_FIELDS = ['JobID', 'JobName', 'State', 'Reason', 'ExitCode', 'AllocNodes', 'Cluster', 'Group', 'User', 'Account', 'NodeList',
-  'Partition', 'Priority', 'ElapsedRaw', 'Submit', 'Start', 'End', 'Suspended', 'TimelimitRaw', 'WorkDir'] as const;
+  'Partition', 'Priority', 'ElapsedRaw', 'Submit', 'Start', 'End', 'Suspended', 'TimelimitRaw', 'WorkDir', 'CPUTimeRAW'] as const;
 
 type Row<F extends readonly string[]> = Record<F[number], string>;
 
@@ -140,6 +140,7 @@ function fromSacct(lines: Row<typeof SACCT_FIELDS>[], cluster: string, userOf: (
       workingDirectory: r.WorkDir,
       priority: intOrNull(r.Priority),
       submitTime: epoch(r.Submit),
+      cpuTime: intOrNull(r.CPUTimeRAW),
       standardOutput: null,
       standardError: null,
       standardInput: null,
@@ -173,6 +174,7 @@ function merge(sq: JobRecord | undefined, sa: JobRecord | undefined): JobRecord 
     time: useSacct ? { ...sa.time, limit: sa.time.limit ?? sq.time.limit } : sq.time,
     allocationNodes: useSacct && sa.allocationNodes > 0 ? sa.allocationNodes : sq.allocationNodes,
     nodes: sq.nodes || sa.nodes,
+    cpuTime: sa.cpuTime,
   };
 }
 

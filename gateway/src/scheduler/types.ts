@@ -62,6 +62,8 @@ export interface JobRecord {
   priority: number | null;
   /** Not on the v2 wire; used by v1 shapes and metadata. epoch seconds. */
   submitTime: number | null;
+  /** Not on the v2 wire; v1 acct `time`/`cpu_time` (sacct CPUTimeRAW), seconds. Optional: backends may leave it out. */
+  cpuTime?: number | null;
   standardOutput: string | null;
   standardError: string | null;
   standardInput: string | null;
