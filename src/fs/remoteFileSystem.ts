@@ -67,11 +67,20 @@ export class RemoteFileSystem {
 
   async stat(uri: FirecrestUri): Promise<RemoteEntry> {
     if (uri.path === '/') return { name: '/', type: EntryType.Directory, size: 0, mtime: 0, permissions: '' };
-    const older = this.peekEntry(uri, this.folderStatMaxAgeMs);
+    const dir = uri.dirname;
+    const parentKey = key(dir);
+    // Fast path, no promise chain: VS Code stats every child right after listing a folder.
+    const fresh = this.listings.peek(parentKey, this.ttlMs);
+    if (fresh) {
+      const hit = fresh.entries.get(uri.basename);
+      if (hit) return hit;
+      throw new FsError('FileNotFound', `${uri.path}: no such file or directory`);
+    }
+    const older = this.listings.peek(parentKey, this.folderStatMaxAgeMs)?.entries.get(uri.basename);
     if (older && older.type & EntryType.Directory) return older;
     let parent: Listing;
     try {
-      parent = await this.list(uri.dirname);
+      parent = await this.list(dir);
     } catch (e) {
       // The parent may be unreadable (group scratch roots are often --x) or outside the configured
       // file systems: ask about the entry itself.
