@@ -217,6 +217,11 @@ ensure_accounts() {
   grep -q '^proj|alice$' <<<"$have" || sacctmgr -i add user alice Account=proj DefaultAccount=proj >/dev/null
   grep -q '^proj2|alice$' <<<"$have" || sacctmgr -i add user alice Account=proj2 >/dev/null
   grep -q '^proj|bob$' <<<"$have" || sacctmgr -i add user bob Account=proj DefaultAccount=proj >/dev/null
+  # QOS `capped` admits no job: `#SBATCH --qos=capped` produces a real "accounting/QOS policy" refusal.
+  sacctmgr -nP show qos format=name | grep -qx capped || sacctmgr -i add qos capped MaxSubmitJobsPerUser=0 >/dev/null
+  sacctmgr -nP show assoc where user=alice,bob format=qos | grep -qv capped \
+    && sacctmgr -i modify user where name=alice,bob set qos+=capped >/dev/null
+  return 0
 }
 
 ensure_reservation() {

@@ -106,6 +106,15 @@ void describe('SlurmScheduler (real Slurm)', { skip }, () => {
     assert.equal((await slurm.get(alice!, id))?.status.state, 'FAILED', 'cancelling a finished job changes nothing');
   });
 
+  void it('refuses a submission past a QOS limit with 403', async (t) => {
+    if (!needSlurm(t)) return;
+    await assert.rejects(slurm.submit(alice!, { script: '#!/bin/bash\n#SBATCH --qos=capped\ntrue\n', workingDirectory: dir, env: {} }),
+      (e: unknown) => e instanceof SchedulerError && e.status === 403
+        && e.message.startsWith('Job submission rejected: accounting/QOS policy limit exceeded.'));
+    await assert.rejects(slurm.submit(alice!, { script: '#!/bin/bash\ntrue\n', workingDirectory: dir, env: {}, account: 'nosuch' }),
+      (e: unknown) => e instanceof SchedulerError && e.status === 500 && /Unexpected Slurm command response. exit_status:1 std_err:.*account/i.test(e.message));
+  });
+
   void it('holds a job with afterOk pending on its dependency', async (t) => {
     if (!needSlurm(t)) return;
     const first = await slurm.submit(alice!, { script: '#!/bin/bash\nsleep 60\n', workingDirectory: dir, env: {}, timeLimitMinutes: 2 });

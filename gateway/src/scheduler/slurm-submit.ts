@@ -61,7 +61,7 @@ export function parseSbatchId(stdout: string): string | undefined {
 
 /** The status the real server answers a refused submission with. */
 export function submitStatus(stderr: string): number {
-  if (/accounting\/QOS policy limit|QOSMax|AssocMax|association limit/i.test(stderr)) return 403;
+  if (/accounting\/QOS policy|QOSMax\w*Limit|AssocMax\w*Limit/i.test(stderr)) return 403;
   if (/auth.*token|invalid.*jwt/i.test(stderr)) return 400;
   return 500;
 }
