@@ -8,6 +8,7 @@
  */
 import type { GatewaySettings } from '../v2/context';
 import type { UnixUser } from '../users';
+import type { IdNames } from './id-names';
 import { runRemote } from './run-remote';
 
 /** The v2 `File` object. */
@@ -31,9 +32,16 @@ export interface ListOptions {
 
 const FIELDS = 8;
 
-function format(numericUid: boolean): string {
-  // depth, ls-style mode, owner, group, size, mtime, link target, path relative to the start
-  return `%d\\0%M\\0${numericUid ? '%U' : '%u'}\\0${numericUid ? '%G' : '%g'}\\0%s\\0%T+\\0%l\\0%P\\0`;
+// depth, ls-style mode, uid, gid, size, mtime (epoch), link target, path relative to the start.
+// Numbers for owners and time: find would look names up and convert the time zone per entry.
+const FORMAT = '%d\\0%M\\0%U\\0%G\\0%s\\0%T@\\0%l\\0%P\\0';
+
+const pad = (n: number): string => String(n).padStart(2, '0');
+
+/** Epoch seconds as `ls --time-style=+%Y-%m-%dT%H:%M:%S` prints them (local time). */
+function lsTime(epoch: string): string {
+  const d = new Date(Math.floor(Number(epoch)) * 1000);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
 /** `find` names its starting point in diagnostics; the real server's messages come from `ls`. */
@@ -66,7 +74,7 @@ function parse(out: Buffer): Row[] {
         user: parts[i + 2],
         group: parts[i + 3],
         permissions: mode.slice(1, 10),
-        lastModified: parts[i + 5].slice(0, 19).replace('+', 'T'),
+        lastModified: lsTime(parts[i + 5]),
         size: parts[i + 4],
       },
     });
@@ -98,29 +106,59 @@ function lsRecursiveOrder(rows: Row[]): WireFile[] {
   return out;
 }
 
+/** `path` as a find -path pattern that matches only itself. */
+function globLiteral(path: string): string {
+  return path.replace(/[\\*?[\]]/g, '\\$&');
+}
+
 const hidden = (rel: string): boolean => rel.startsWith('.') || rel.includes('/.');
+
+/** What listings need from the gateway: its limits and the id -> name cache. */
+export interface ListingDeps {
+  settings: GatewaySettings;
+  names: IdNames;
+}
+
+/** Owner and group names in place of the numbers find printed. */
+async function withNames(files: WireFile[], names: IdNames): Promise<WireFile[]> {
+  const users = await names.resolve('passwd', files.map((f) => f.user));
+  const groups = await names.resolve('group', files.map((f) => f.group));
+  for (const f of files) {
+    f.user = users.get(f.user) ?? f.user;
+    f.group = groups.get(f.group) ?? f.group;
+  }
+  return files;
+}
 
 /**
  * `ls -l` of `path` as `user`: the entries of a directory (names relative to it), or a one-element
  * list for anything else (named `path` as given).
  */
-export async function listFiles(user: UnixUser, path: string, opts: ListOptions, settings: GatewaySettings): Promise<WireFile[]> {
+export async function listFiles(user: UnixUser, path: string, opts: ListOptions, deps: ListingDeps): Promise<WireFile[]> {
   const argv = ['find', opts.dereference ? '-L' : '-P', path];
   if (!opts.recursive) argv.push('-maxdepth', '1');
-  argv.push('-printf', format(opts.numericUid));
-  const result = await runRemote(user, argv, settings, { stderrText: lsStyleStderr });
+  // Like `ls -R` without -A, do not descend into hidden directories (a big `.git` would cost time
+  // and output); the starting point itself may be hidden.
+  else if (!opts.showHidden) argv.push('(', '-name', '.*', '!', '-path', globLiteral(path), ')', '-prune', '-o');
+  argv.push('-printf', FORMAT);
+  const result = await runRemote(user, argv, deps.settings, { stderrText: lsStyleStderr });
   const rows = parse(result.stdout);
   const self = rows.find((r) => r.depth === 0);
-  if (!self || self.file.type !== 'd') return self ? [{ ...self.file, name: path }] : [];
-  const entries = rows.filter((r) => r.depth > 0 && (opts.showHidden || !hidden(r.rel)));
-  if (!opts.recursive) return entries.sort(byName).map((r) => r.file);
-  return lsRecursiveOrder(entries);
+  let files: WireFile[];
+  if (!self || self.file.type !== 'd') {
+    files = self ? [{ ...self.file, name: path }] : [];
+  } else {
+    const entries = rows.filter((r) => r.depth > 0 && (opts.showHidden || !hidden(r.rel)));
+    files = opts.recursive ? lsRecursiveOrder(entries) : entries.sort(byName).map((r) => r.file);
+  }
+  return opts.numericUid ? files : withNames(files, deps.names);
 }
 
 /** `ls -ld` of `path` (links not followed): the entry named `path` as given. */
-export async function fileEntry(user: UnixUser, path: string, settings: GatewaySettings): Promise<WireFile> {
-  const result = await runRemote(user, ['find', '-P', path, '-maxdepth', '0', '-printf', format(false)], settings, { stderrText: lsStyleStderr });
+export async function fileEntry(user: UnixUser, path: string, deps: ListingDeps): Promise<WireFile> {
+  const result = await runRemote(user, ['find', '-P', path, '-maxdepth', '0', '-printf', FORMAT], deps.settings, { stderrText: lsStyleStderr });
   const row = parse(result.stdout)[0];
   if (!row) throw new Error(`find printed no entry for ${path}`);
-  return { ...row.file, name: path };
+  const [file] = await withNames([{ ...row.file, name: path }], deps.names);
+  return file;
 }

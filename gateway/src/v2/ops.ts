@@ -6,6 +6,7 @@ import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, validationError } from '../http/errors';
 import { Inputs } from '../fs/inputs';
+import { IdNames } from '../fs/id-names';
 import { fileEntry, listFiles } from '../fs/listing';
 import { readRoutes } from '../fs/read-routes';
 import { runRemote } from '../fs/run-remote';
@@ -39,6 +40,7 @@ async function uploadedFile(req: FastifyRequest, limit: number): Promise<{ name:
 
 export async function opsRoutes(app: FastifyInstance, deps: V2Deps): Promise<void> {
   const { settings } = deps;
+  const listing = { settings, names: new IdNames() };
   await readRoutes(app, deps);
 
   app.get('/ls', async (req) => {
@@ -50,7 +52,7 @@ export async function opsRoutes(app: FastifyInstance, deps: V2Deps): Promise<voi
       recursive: q.bool(['recursive']),
       numericUid: q.bool(['numericUid']),
       dereference: q.bool(['dereference']),
-    }, settings);
+    }, listing);
     return { output };
   });
 
@@ -60,7 +62,7 @@ export async function opsRoutes(app: FastifyInstance, deps: V2Deps): Promise<voi
     const path = b.sourcePath();
     const mode = b.requiredString(['mode']);
     await runRemote(user, ['chmod', '--', mode, path], settings);
-    return { output: await fileEntry(user, path, settings) };
+    return { output: await fileEntry(user, path, listing) };
   });
 
   app.put('/chown', async (req) => {
@@ -72,7 +74,7 @@ export async function opsRoutes(app: FastifyInstance, deps: V2Deps): Promise<voi
     // `owner` alone when no group is given, so an unknown owner reads `invalid user` (400) as chown says it.
     const spec = group ? `${owner}:${group}` : owner || ':';
     await runRemote(user, ['chown', '--', spec, path], settings);
-    return { output: await fileEntry(user, path, settings) };
+    return { output: await fileEntry(user, path, listing) };
   });
 
   app.post('/mkdir', async (req, reply) => {
@@ -81,7 +83,7 @@ export async function opsRoutes(app: FastifyInstance, deps: V2Deps): Promise<voi
     const path = b.sourcePath();
     const parent = b.bool(['parent']) ? ['-p'] : [];
     await runRemote(user, ['mkdir', ...parent, '--', path], settings);
-    return reply.code(201).send({ output: await fileEntry(user, path, settings) });
+    return reply.code(201).send({ output: await fileEntry(user, path, listing) });
   });
 
   app.post('/symlink', async (req, reply) => {
@@ -92,7 +94,7 @@ export async function opsRoutes(app: FastifyInstance, deps: V2Deps): Promise<voi
     if (target.includes('\0')) throw new ApiError(400, 'Invalid path: a path cannot contain a NUL character.');
     const linkPath = b.path(['linkPath', 'link_path']);
     await runRemote(user, ['ln', '-s', '--', target, linkPath], settings);
-    return reply.code(201).send({ output: await fileEntry(user, linkPath, settings) });
+    return reply.code(201).send({ output: await fileEntry(user, linkPath, listing) });
   });
 
   app.delete('/rm', async (req, reply) => {
