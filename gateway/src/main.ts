@@ -136,6 +136,8 @@ async function main(): Promise<void> {
   const stop = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
+    // A scheduler that hangs on stop must not keep the process (and the test harness) waiting.
+    setTimeout(() => process.exit(0), 8000).unref();
     health.stop();
     await app.close().catch(() => undefined);
     await Promise.all([...systems.values()].map((s) => s.scheduler.stop().catch(() => undefined)));
