@@ -205,7 +205,9 @@ wait_idle() {
 ensure_users() {
   local u
   for u in alice bob; do
-    id "$u" >/dev/null 2>&1 || useradd -m -s /bin/bash -U "$u"
+    id "$u" >/dev/null 2>&1 && continue
+    if getent group "$u" >/dev/null; then useradd -m -s /bin/bash -g "$u" "$u"
+    else useradd -m -s /bin/bash -U "$u"; fi
   done
 }
 
