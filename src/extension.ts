@@ -5,6 +5,8 @@
  */
 import * as vscode from 'vscode';
 import { registerConnectionCommands } from './commands/connection/index';
+import { registerJobCommands } from './commands/jobs/index';
+import { registerSystemsCommands } from './commands/systems/index';
 import { registerFileCommands } from './commands/files/index';
 import type { FirecrestExtensionApi } from './common/api';
 import { BOOTSTRAP_ENV, importBootstrap } from './common/bootstrap';
@@ -14,6 +16,8 @@ import { ConnectionContextKeys } from './common/contextKeys';
 import { OutputLog } from './common/log';
 import type { ExtensionServices } from './common/services';
 import { ConnectionStatusBar } from './common/statusBar';
+import { JobsView } from './views/jobs/jobsView';
+import { SystemsView } from './views/systems/systemsView';
 import { registerFileSystem } from './fs/register';
 
 export async function activate(context: vscode.ExtensionContext): Promise<FirecrestExtensionApi> {
@@ -32,6 +36,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   const services: ExtensionServices = { context, log, connections };
   // Features: each registers itself with the shared services, one line each.
   void services; // (until the first feature line below uses it)
+  const systemsView = new SystemsView(services);
+  const jobsView = new JobsView(services);
+  context.subscriptions.push(systemsView, jobsView, registerSystemsCommands(services, systemsView), registerJobCommands(services, jobsView));
   // Remote files: the provider's refresh goes to the file commands (they may not import src/fs).
   const remoteFiles = registerFileSystem(services);
   context.subscriptions.push(remoteFiles, registerFileCommands(services, remoteFiles));

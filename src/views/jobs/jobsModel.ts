@@ -10,7 +10,7 @@ import { jobKey, type JobRef } from '../../common/jobRef';
 import type { RefreshRun } from '../../common/refreshScheduler';
 import type { ConnectionService } from '../../common/services';
 import type { JobsFilter } from '../../common/viewControls';
-import { groupOf, type JobGroup } from './jobFormat';
+import { groupOf, type JobGroup } from '../../common/jobFormat';
 
 export interface SystemJobs {
   profile: string;
@@ -24,6 +24,7 @@ export interface ProfileJobs {
   profile: string;
   systems: SystemJobs[];
   error?: unknown;
+  signedIn: boolean;
   /** The API can run commands inside jobs (v2 attach). */
   canAttach?: boolean;
 }
@@ -74,7 +75,7 @@ export class JobsModel implements vscode.Disposable {
     const next: ProfileJobs[] = [];
     for (const info of this.connections.connections()) {
       const profile = info.profile.name;
-      const entry: ProfileJobs = { profile, systems: [] };
+      const entry: ProfileJobs = { profile, systems: [], signedIn: info.state !== 'signed-out' };
       next.push(entry);
       try {
         const client = await this.connections.client(profile);

@@ -5,10 +5,10 @@
 import * as vscode from 'vscode';
 import { NotSupportedError, UnauthorizedError } from '../../core/errors';
 import type { Job } from '../../core/model';
-import { GROUP_LABEL, describeJob, iconOf, type JobGroup } from './jobFormat';
+import { GROUP_LABEL, describeJob, iconOf, type JobGroup } from '../../common/jobFormat';
 
 export type JobsNode =
-  | { kind: 'connection'; profile: string }
+  | { kind: 'connection'; profile: string; signedIn: boolean }
   | { kind: 'system'; profile: string; system: string }
   | { kind: 'group'; profile: string; system: string; group: JobGroup; count: number }
   | { kind: 'job'; profile: string; system: string; jobId: string; job: Job; canAttach: boolean }
@@ -36,7 +36,7 @@ export function nodeId(n: JobsNode): string {
 
 /** Capability tokens the menus match on (`viewItem =~ /;cancelable;/`). */
 export function jobContextValue(job: Job, canAttach: boolean): string {
-  let v = 'job;output;details;resubmit;';
+  let v = ';job;output;details;resubmit;';
   if (!job.isFinal) v += 'cancelable;';
   if (!job.isFinal && job.stateClass !== 'pending') v += 'following;';
   if (canAttach && job.stateClass === 'running') v += 'attachable;';
@@ -53,14 +53,14 @@ export function toTreeItem(n: JobsNode, nowSeconds: number): vscode.TreeItem {
     case 'connection': {
       const item = new vscode.TreeItem(n.profile, vscode.TreeItemCollapsibleState.Expanded);
       item.iconPath = new vscode.ThemeIcon('plug');
-      item.contextValue = 'connection;';
+      item.contextValue = `;connection;${n.signedIn ? 'signedIn' : 'signedOut'};`;
       item.id = nodeId(n);
       return item;
     }
     case 'system': {
       const item = new vscode.TreeItem(n.system, vscode.TreeItemCollapsibleState.Expanded);
       item.iconPath = new vscode.ThemeIcon('server');
-      item.contextValue = 'system;';
+      item.contextValue = ';system;';
       item.id = nodeId(n);
       return item;
     }
@@ -69,7 +69,7 @@ export function toTreeItem(n: JobsNode, nowSeconds: number): vscode.TreeItem {
       const item = new vscode.TreeItem(GROUP_LABEL[n.group], state);
       item.description = String(n.count);
       item.iconPath = new vscode.ThemeIcon(GROUP_ICON[n.group]);
-      item.contextValue = `jobGroup;${n.group};`;
+      item.contextValue = `;jobGroup;${n.group};`;
       item.id = nodeId(n);
       return item;
     }
@@ -89,17 +89,17 @@ export function toTreeItem(n: JobsNode, nowSeconds: number): vscode.TreeItem {
       item.description = errorMessage(n.error);
       item.tooltip = errorMessage(n.error);
       item.iconPath = new vscode.ThemeIcon(signIn ? 'account' : 'error', signIn ? undefined : new vscode.ThemeColor('errorForeground'));
-      item.contextValue = signIn ? 'error;signin;' : unsupported ? 'error;' : 'error;retry;';
+      item.contextValue = signIn ? ';error;signin;' : unsupported ? ';error;' : ';error;retry;';
       item.id = nodeId(n);
       item.command = signIn
-        ? { title: 'Sign In', command: 'firecrest.jobs.signIn', arguments: [n] }
+        ? { title: 'Sign In', command: 'firecrest.signIn', arguments: [n] }
         : unsupported ? undefined : { title: 'Retry', command: 'firecrest.jobs.retry', arguments: [n] };
       return item;
     }
     case 'message': {
       const item = new vscode.TreeItem(n.text, vscode.TreeItemCollapsibleState.None);
       item.iconPath = new vscode.ThemeIcon('info');
-      item.contextValue = 'message;';
+      item.contextValue = ';message;';
       item.id = nodeId(n);
       return item;
     }

@@ -3,7 +3,7 @@
  * Children come straight from the model's pre-grouped arrays; nothing is fetched here.
  */
 import * as vscode from 'vscode';
-import { jobMarkdownTable } from './jobFormat';
+import { jobMarkdownTable } from '../../common/jobFormat';
 import type { JobsModel, ProfileJobs, SystemJobs } from './jobsModel';
 import { toTreeItem, type JobsNode } from './jobsNodes';
 
@@ -33,7 +33,7 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
     if (!n) {
       const profiles = this.model.profiles;
       if (profiles.length === 1) return this.profileChildren(profiles[0]);
-      return profiles.map((p) => ({ kind: 'connection', profile: p.profile }));
+      return profiles.map((p) => ({ kind: 'connection', profile: p.profile, signedIn: p.signedIn }));
     }
     switch (n.kind) {
       case 'connection': {
@@ -68,7 +68,7 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
       case 'error':
       case 'message':
         if (n.kind !== 'system' && n.system) return { kind: 'system', profile: n.profile, system: n.system };
-        return multi ? { kind: 'connection', profile: n.profile } : undefined;
+        return multi ? { kind: 'connection', profile: n.profile, signedIn: this.model.profiles.find((p) => p.profile === n.profile)?.signedIn ?? false } : undefined;
       default:
         return undefined;
     }

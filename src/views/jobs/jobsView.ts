@@ -10,7 +10,7 @@ import type { ExtensionServices } from '../../common/services';
 import type { JobsFilter, JobsViewControl } from '../../common/viewControls';
 import { onConnectionsChanged } from '../connectionSignature';
 import { snapshotTree } from '../treeSnapshot';
-import { endingOf } from './jobFormat';
+import { endingOf } from '../../common/jobFormat';
 import { JobsModel } from './jobsModel';
 import type { JobsNode } from './jobsNodes';
 import { JobsProvider } from './jobsProvider';

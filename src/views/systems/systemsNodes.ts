@@ -7,7 +7,7 @@ import { healthIcon, healthTooltip, isMaintenanceSoon, nodeDescription, partitio
 export type Category = 'partitions' | 'nodes' | 'reservations' | 'filesystems' | 'userinfo';
 
 export type SystemsNode =
-  | { kind: 'connection'; profile: string }
+  | { kind: 'connection'; profile: string; signedIn: boolean }
   | { kind: 'system'; profile: string; system: System }
   | { kind: 'category'; profile: string; system: System; category: Category }
   | { kind: 'partition'; profile: string; system: string; partition: Partition }
@@ -38,7 +38,7 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
     case 'connection':
       item = new vscode.TreeItem(n.profile, Expanded);
       item.iconPath = icon('plug');
-      item.contextValue = 'connection;';
+      item.contextValue = `;connection;${n.signedIn ? 'signedIn' : 'signedOut'};`;
       item.id = `c/${n.profile}`;
       return item;
     case 'system': {
@@ -47,21 +47,21 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       const h = healthIcon(n.system.health);
       item.iconPath = icon(h.id, h.color);
       item.tooltip = md(healthTooltip(n.system.name, n.system.health));
-      item.contextValue = `system;health-${n.system.health.status};`;
+      item.contextValue = `;system;health-${n.system.health.status};`;
       item.id = `s/${n.profile}/${n.system.name}`;
       return item;
     }
     case 'category':
       item = new vscode.TreeItem(CATEGORY[n.category].label, Collapsed);
       item.iconPath = icon(CATEGORY[n.category].icon);
-      item.contextValue = `category;${n.category};`;
+      item.contextValue = `;category;${n.category};`;
       item.id = `k/${n.profile}/${n.system.name}/${n.category}`;
       return item;
     case 'partition':
       item = new vscode.TreeItem(n.partition.name, None);
       item.description = partitionDescription(n.partition);
       item.iconPath = n.partition.isDefault ? icon('star-full') : icon(n.partition.state === 'UP' ? 'layers-active' : 'layers-dot', n.partition.state === 'UP' ? undefined : 'list.warningForeground');
-      item.contextValue = `partition;${n.partition.isDefault ? 'default;' : ''}`;
+      item.contextValue = `;partition;${n.partition.isDefault ? 'default;' : ''}`;
       item.id = `p/${n.profile}/${n.system}/${n.partition.name}`;
       if (n.partition.maxTimeSeconds !== undefined) item.tooltip = `max time ${Number.isFinite(n.partition.maxTimeSeconds) ? `${Math.round(n.partition.maxTimeSeconds / 60)} min` : 'unlimited'}`;
       return item;
@@ -69,7 +69,7 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       item = new vscode.TreeItem(n.state, Collapsed);
       item.description = String(n.nodes.length);
       item.iconPath = icon('server');
-      item.contextValue = 'nodeState;';
+      item.contextValue = ';nodeState;';
       item.id = `ns/${n.profile}/${n.system}/${n.state}`;
       return item;
     case 'computeNode': {
@@ -77,7 +77,7 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       item.description = nodeDescription(n.node);
       const down = n.node.states.some((s) => /DOWN|DRAIN|FAIL|OFFLINE/.test(s));
       item.iconPath = down ? icon('vm-outline', 'list.errorForeground') : icon('vm');
-      item.contextValue = 'computeNode;';
+      item.contextValue = ';computeNode;';
       item.id = `n/${n.profile}/${n.system}/${n.node.name}`;
       return item;
     }
@@ -87,7 +87,7 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       item.description = reservationDescription(n.reservation);
       item.iconPath = soon ? icon('warning', 'list.warningForeground') : icon('calendar');
       item.tooltip = md(reservationTooltip(n.reservation));
-      item.contextValue = `reservation;${soon ? 'maintenance;' : ''}`;
+      item.contextValue = `;reservation;${soon ? 'maintenance;' : ''}`;
       item.id = `r/${n.profile}/${n.system}/${n.reservation.name}`;
       return item;
     }
@@ -95,7 +95,7 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       item = new vscode.TreeItem(n.fs.path, None);
       item.description = n.fs.dataType + (n.fs.defaultWorkDir ? ' · default work dir' : '');
       item.iconPath = icon('root-folder');
-      item.contextValue = 'filesystem;openable;';
+      item.contextValue = ';filesystem;openable;';
       item.tooltip = `Open ${n.fs.path} on ${n.system} as a remote folder`;
       item.id = `f/${n.profile}/${n.system}/${n.fs.path}`;
       return item;
@@ -103,7 +103,7 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       item = new vscode.TreeItem(n.label, None);
       item.description = n.description;
       item.iconPath = icon(n.icon);
-      item.contextValue = 'info;';
+      item.contextValue = ';info;';
       item.id = n.id;
       return item;
     case 'error': {
@@ -113,9 +113,9 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       item.description = message;
       item.tooltip = message;
       item.iconPath = signIn ? icon('account') : icon('error', 'list.errorForeground');
-      item.contextValue = signIn ? 'error;signin;' : 'error;retry;';
+      item.contextValue = signIn ? ';error;signin;' : ';error;retry;';
       item.command = signIn
-        ? { title: 'Sign In', command: 'firecrest.systems.signIn', arguments: [n] }
+        ? { title: 'Sign In', command: 'firecrest.signIn', arguments: [n] }
         : { title: 'Retry', command: 'firecrest.systems.retry', arguments: [n] };
       item.id = n.id;
       return item;

@@ -25,9 +25,9 @@ export class SystemsProvider implements vscode.TreeDataProvider<SystemsNode>, vs
 
   async getChildren(n?: SystemsNode): Promise<SystemsNode[]> {
     if (!n) {
-      const profiles = this.model.profiles();
-      if (profiles.length === 1) return this.systemNodes(profiles[0]);
-      return profiles.map((profile) => ({ kind: 'connection', profile }));
+      const infos = this.model.connections.connections();
+      if (infos.length === 1) return this.systemNodes(infos[0].profile.name);
+      return infos.map((c) => ({ kind: 'connection', profile: c.profile.name, signedIn: c.state !== 'signed-out' }));
     }
     switch (n.kind) {
       case 'connection':

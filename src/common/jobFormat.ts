@@ -2,7 +2,7 @@
  * The words and icons of a job row. Pure functions (no `vscode`), so the 10,000-job benchmark and
  * the tooltip share them with the tree.
  */
-import type { Job } from '../../core/model';
+import type { Job } from '../core/model';
 
 export type JobGroup = 'running' | 'pending' | 'finished';
 

@@ -1,0 +1,41 @@
+/** Cancel Job: one job, or every selected job in the tree, after a modal confirmation. */
+import * as vscode from 'vscode';
+import { asJobRef, type JobRef } from '../../common/jobRef';
+import type { ExtensionServices } from '../../common/services';
+import type { JobsViewControl } from '../../common/viewControls';
+import { resolveJob } from './pickers';
+
+export async function cancelJob(services: ExtensionServices, jobs: JobsViewControl, arg?: unknown, selected?: unknown): Promise<string[]> {
+  let refs: JobRef[];
+  const clicked = asJobRef(arg);
+  const many = Array.isArray(selected) ? selected.map(asJobRef).filter((r): r is JobRef => r !== undefined && !r.job?.isFinal) : [];
+  // VS Code passes the clicked node and the selection; the clicked one may lie outside it.
+  if (clicked && many.some((r) => r.jobId === clicked.jobId && r.system === clicked.system)) refs = many;
+  else if (clicked) refs = [clicked];
+  else {
+    const picked = await resolveJob(services, undefined, { activeOnly: true, placeHolder: 'Cancel which job?' });
+    if (!picked) return [];
+    refs = [picked];
+  }
+  const skipConfirm = Boolean((arg as { confirm?: unknown } | undefined)?.confirm === false);
+  if (!skipConfirm) {
+    const names = refs.map((r) => (r.job ? `${r.jobId} (${r.job.name})` : r.jobId)).join(', ');
+    const ok = 'Cancel Job' + (refs.length > 1 ? 's' : '');
+    const pick = await vscode.window.showWarningMessage(refs.length > 1 ? `Cancel ${refs.length} jobs: ${names}?` : `Cancel job ${names} on ${refs[0].system}?`, { modal: true }, ok);
+    if (pick !== ok) return [];
+  }
+  const done: string[] = [];
+  const failures: string[] = [];
+  for (const r of refs) {
+    try {
+      const client = await services.connections.client(r.profile || services.connections.defaultProfileName());
+      await client.cancelJob(r.system, r.jobId);
+      done.push(r.jobId);
+    } catch (e) {
+      failures.push(`${r.jobId}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  jobs.refresh();
+  if (failures.length) throw new Error(`Could not cancel ${failures.join('; ')}`);
+  return done;
+}

@@ -1,0 +1,63 @@
+/**
+ * Follow Job Output: a terminal that prints the job's stdout (or stderr) as it grows and stops
+ * when the job ends. One terminal per job and stream; asking again shows the existing one.
+ */
+import * as vscode from 'vscode';
+import { jobKey } from '../../common/jobRef';
+import type { ExtensionServices } from '../../common/services';
+import { endingOf } from '../../common/jobFormat';
+import { JobOutputTerminal } from './jobOutputTerminal';
+import { outputPaths } from './outputPaths';
+import { resolveJob } from './pickers';
+
+/** Live followers by job and stream (also read by the test hook). */
+export class Followers implements vscode.Disposable {
+  readonly all = new Map<string, { pty: JobOutputTerminal; terminal: vscode.Terminal }>();
+  private readonly sub = vscode.window.onDidCloseTerminal((t) => {
+    for (const [k, v] of this.all) if (v.terminal === t) this.all.delete(k);
+  });
+
+  dispose(): void {
+    this.sub.dispose();
+    for (const v of this.all.values()) v.terminal.dispose();
+  }
+}
+
+export async function followJobOutput(services: ExtensionServices, followers: Followers, arg?: unknown): Promise<{ key: string; path: string } | undefined> {
+  const ref = await resolveJob(services, arg, { placeHolder: 'Follow the output of which job?' });
+  if (!ref) return undefined;
+  const client = await services.connections.client(ref.profile);
+  const paths = await outputPaths(client, ref.system, ref.jobId);
+  let stream = (arg as { stream?: unknown } | undefined)?.stream;
+  if (stream !== 'stdout' && stream !== 'stderr') {
+    stream = 'stdout';
+    if (paths.stderr && paths.stderr !== paths.stdout) {
+      const pick = await vscode.window.showQuickPick(
+        [
+          { label: 'stdout', description: paths.stdout },
+          { label: 'stderr', description: paths.stderr },
+        ],
+        { placeHolder: `Follow which output of job ${ref.jobId}?` },
+      );
+      if (!pick) return undefined;
+      stream = pick.label;
+    }
+  }
+  const path = stream === 'stderr' ? paths.stderr : paths.stdout;
+  if (!path) throw new Error(`Job ${ref.jobId} has no known ${String(stream)} file.`);
+
+  const key = `${jobKey(ref)}\u0000${String(stream)}`;
+  const existing = followers.all.get(key);
+  if (existing && !existing.pty.result) {
+    existing.terminal.show();
+    return { key, path };
+  }
+  const system = (await services.connections.systems(ref.profile)).find((s) => s.name === ref.system);
+  // The server refuses a view above its ops limit (and reads two blocks): stay at half, at most 1 MiB.
+  const chunk = Math.max(64 * 1024, Math.min(1 << 20, Math.floor((system?.maxDirectTransferSize ?? 5242880) / 2)));
+  const pty = new JobOutputTerminal(client, { profile: ref.profile, system: ref.system, jobId: ref.jobId, path, stream: stream as 'stdout' | 'stderr' }, chunk, endingOf);
+  const terminal = vscode.window.createTerminal({ name: `Job ${ref.jobId} ${String(stream)}`, pty, iconPath: new vscode.ThemeIcon('output') });
+  followers.all.set(key, { pty, terminal });
+  terminal.show(true);
+  return { key, path };
+}

@@ -1,0 +1,66 @@
+/**
+ * Registers the job commands. The Jobs view is handed in by the composition root (commands never
+ * import the tree); in development and test mode a few `firecrest.test.*` commands expose what the
+ * host tests inspect (tree contents, what a Follow Output terminal printed).
+ */
+import * as vscode from 'vscode';
+import { jobKey } from '../../common/jobRef';
+import type { ExtensionServices } from '../../common/services';
+import type { JobsViewControl } from '../../common/viewControls';
+import { registerCommand } from '../register';
+import { attachToJob } from './attachToJob';
+import { trackBatchScriptContext } from './batchScriptContext';
+import { cancelJob } from './cancelJob';
+import { Followers, followJobOutput } from './followOutput';
+import { JOB_DETAILS_SCHEME, JobDetailsProvider, showJobDetails } from './jobDetails';
+import { openJobOutput } from './openOutput';
+import { resubmitJob } from './resubmitJob';
+import { submitJob } from './submitJob';
+import { registerJobsViewCommands } from './viewCommands';
+
+export function registerJobCommands(services: ExtensionServices, jobs: JobsViewControl): vscode.Disposable {
+  const log = services.log.withTag('jobs');
+  const followers = new Followers();
+  const disposables = [
+    followers,
+    trackBatchScriptContext(),
+    vscode.workspace.registerTextDocumentContentProvider(JOB_DETAILS_SCHEME, new JobDetailsProvider(services)),
+    registerCommand('firecrest.submitJob', log, (arg?: unknown) => submitJob(services, jobs, arg)),
+    registerCommand('firecrest.followJobOutput', log, (arg?: unknown) => followJobOutput(services, followers, arg)),
+    registerCommand('firecrest.openJobOutput', log, (arg?: unknown) => openJobOutput(services, 'stdout', arg)),
+    registerCommand('firecrest.openJobError', log, (arg?: unknown) => openJobOutput(services, 'stderr', arg)),
+    registerCommand('firecrest.cancelJob', log, (arg?: unknown, selected?: unknown) => cancelJob(services, jobs, arg, selected ?? jobs.selection())),
+    registerCommand('firecrest.showJobDetails', log, (arg?: unknown) => showJobDetails(services, arg)),
+    registerCommand('firecrest.attachToJob', log, (arg?: unknown) => attachToJob(services, arg)),
+    registerCommand('firecrest.resubmitJob', log, (arg?: unknown) => resubmitJob(services, jobs, arg)),
+    registerJobsViewCommands(jobs, log),
+  ];
+  if (services.context.extensionMode !== vscode.ExtensionMode.Production) {
+    disposables.push(
+      vscode.commands.registerCommand('firecrest.test.jobsTree', () => jobs.snapshot()),
+      vscode.commands.registerCommand('firecrest.test.jobsRefreshed', (timeoutMs = 30_000) => waitForRefresh(jobs, Number(timeoutMs))),
+      vscode.commands.registerCommand('firecrest.test.followerOutput', async (arg: { profile?: string; system: string; jobId: string; stream?: string; wait?: boolean }) => {
+        const key = `${jobKey({ profile: arg.profile ?? services.connections.defaultProfileName() ?? '', system: arg.system, jobId: arg.jobId })}\u0000${arg.stream ?? 'stdout'}`;
+        const f = followers.all.get(key);
+        if (!f) return undefined;
+        if (arg.wait) await f.pty.done;
+        return { emitted: f.pty.emitted, result: f.pty.result && { reason: f.pty.result.reason, state: f.pty.result.job?.state }, stats: f.pty.stats };
+      }),
+    );
+  }
+  return vscode.Disposable.from(...disposables);
+}
+
+function waitForRefresh(jobs: JobsViewControl, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      sub.dispose();
+      resolve(false);
+    }, timeoutMs);
+    const sub = jobs.onDidRefresh(() => {
+      clearTimeout(timer);
+      sub.dispose();
+      resolve(true);
+    });
+  });
+}

@@ -1,0 +1,54 @@
+/**
+ * Show Job Details: the record, the metadata and the submitted script in a read-only Markdown
+ * document (`firecrest-job:` scheme). Re-opening the document fetches it again.
+ */
+import * as vscode from 'vscode';
+import { jobMarkdownTable } from '../../common/jobFormat';
+import type { ExtensionServices } from '../../common/services';
+import { resolveJob } from './pickers';
+
+export const JOB_DETAILS_SCHEME = 'firecrest-job';
+
+export class JobDetailsProvider implements vscode.TextDocumentContentProvider {
+  constructor(private readonly services: ExtensionServices) {}
+
+  /** `firecrest-job://<profile>/<system>/<jobId>.md` */
+  static uriFor(profile: string, system: string, jobId: string): vscode.Uri {
+    return vscode.Uri.from({ scheme: JOB_DETAILS_SCHEME, authority: encodeURIComponent(profile), path: `/${system}/${jobId}.md` });
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
+    const [, system, file] = uri.path.split('/');
+    const jobId = file.replace(/\.md$/, '');
+    const profile = decodeURIComponent(uri.authority);
+    const ctl = new AbortController();
+    const sub = token.onCancellationRequested(() => ctl.abort());
+    try {
+      const client = await this.services.connections.client(profile);
+      const job = await client.job(system, jobId, { signal: ctl.signal });
+      const out = [`# Job ${job.id}: ${job.name}`, '', jobMarkdownTable(job, system), ''];
+      try {
+        const meta = await client.jobMetadata(system, jobId, { signal: ctl.signal });
+        out.push('## Files', '', `- stdin: ${meta.stdinPath ?? '—'}`, `- stdout: ${meta.stdoutPath ?? '—'}`, `- stderr: ${meta.stderrPath ?? '—'}`, '');
+        out.push('## Submitted script', '');
+        // A fence longer than any backtick run inside keeps the script verbatim.
+        const fence = '`'.repeat(Math.max(3, ...[...(meta.script ?? '').matchAll(/`+/g)].map((m) => m[0].length + 1)));
+        out.push(meta.script ? `${fence}bash\n${meta.script.replace(/\n$/, '')}\n${fence}` : '_The scheduler did not keep the script._', '');
+      } catch (e) {
+        out.push('## Metadata', '', `_Not available: ${e instanceof Error ? e.message : String(e)}_`, '');
+      }
+      return out.join('\n');
+    } finally {
+      sub.dispose();
+    }
+  }
+}
+
+export async function showJobDetails(services: ExtensionServices, arg?: unknown): Promise<string | undefined> {
+  const ref = await resolveJob(services, arg, { placeHolder: 'Show the details of which job?' });
+  if (!ref) return undefined;
+  const uri = JobDetailsProvider.uriFor(ref.profile, ref.system, ref.jobId);
+  const doc = await vscode.workspace.openTextDocument(uri);
+  await vscode.window.showTextDocument(doc, { preview: true });
+  return uri.toString();
+}

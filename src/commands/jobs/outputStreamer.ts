@@ -1,0 +1,165 @@
+/**
+ * Streams a growing job output file by byte offset: each request asks only for bytes not yet
+ * printed (`view` with offset/size), so a 10 MB output costs about 10 MB on the wire, not the
+ * file again per poll. Free of `vscode` so the benchmark runs it from Node.
+ *
+ * Text is printed up to the last newline of each answer and the offset moves by exactly those
+ * bytes: a line (or a multi-byte character) cut at the end of an answer is fetched again whole
+ * the next time instead of being printed broken.
+ */
+import type { FirecrestApi } from '../../core/api';
+import { NotFoundError, isCancellation } from '../../core/errors';
+import type { Job } from '../../core/model';
+
+export type BacklogChoice = 'tail' | 'all' | 'cancel';
+
+export interface StreamerOptions {
+  client: Pick<FirecrestApi, 'view' | 'stat' | 'job'>;
+  system: string;
+  jobId: string;
+  path: string;
+  signal: AbortSignal;
+  /** Job output, exactly as read (newlines untouched). */
+  write(text: string): void;
+  /** One-line notes for the reader ("waiting for the file…"). */
+  note?(text: string): void;
+  /** Asked once when the file is already larger than `backlogBytes`. */
+  askBacklog?(sizeBytes: number): Promise<BacklogChoice>;
+  /** Largest `view` size per request (keep at most half the server's ops limit). */
+  chunkBytes?: number;
+  backlogBytes?: number;
+  tailBytes?: number;
+  /** Poll interval while output grows, and the longest interval when idle. */
+  fastMs?: number;
+  slowMs?: number;
+}
+
+export interface StreamResult {
+  reason: 'ended' | 'cancelled' | 'stopped';
+  job?: Job;
+}
+
+export class OutputStreamer {
+  readonly stats = { requests: 0, bytesFetched: 0, bytesWritten: 0 };
+  private offset = 0;
+  private readonly startedAt = Date.now();
+
+  constructor(private readonly o: StreamerOptions) {}
+
+  async run(): Promise<StreamResult> {
+    const o = this.o;
+    const chunk = o.chunkBytes ?? 1 << 20;
+    const fast = o.fastMs ?? 1000;
+    const slow = o.slowMs ?? 10_000;
+    let delay = fast;
+    let started = false;
+    let waitingNoted = false;
+    try {
+      for (;;) {
+        if (!started) {
+          const size = await this.size();
+          if (size === undefined) {
+            if (!waitingNoted) o.note?.(`waiting for ${o.path} to appear…`);
+            waitingNoted = true;
+            const job = await this.jobIfFinal();
+            if (job) {
+              // Ended without ever creating the file (failed early, or output elsewhere).
+              if ((await this.size()) === undefined) return { reason: 'ended', job };
+            } else {
+              await sleep((delay = Math.min(slow, delay * 1.5)), o.signal);
+              continue;
+            }
+          }
+          started = true;
+          const total = (await this.size()) ?? 0;
+          if (total > (o.backlogBytes ?? 50 << 20) && o.askBacklog) {
+            const choice = await o.askBacklog(total);
+            if (choice === 'cancel') return { reason: 'cancelled' };
+            if (choice === 'tail') this.offset = Math.max(0, total - (o.tailBytes ?? 1 << 20));
+          }
+        }
+        const got = await this.readOnce(chunk, false);
+        if (got === 'full') continue; // more waiting on the server: read again at once
+        if (got === 'some') {
+          delay = fast;
+        } else {
+          const job = await this.jobIfFinal();
+          if (job) {
+            // The job ended: whatever the file holds now is all there will be.
+            while ((await this.readOnce(chunk, true)) === 'full');
+            return { reason: 'ended', job };
+          }
+          delay = Math.min(slow, delay * 1.5);
+        }
+        await sleep(delay, o.signal);
+      }
+    } catch (e) {
+      if (isCancellation(e) || o.signal.aborted) return { reason: 'stopped' };
+      throw e;
+    }
+  }
+
+  /** One request from the current offset. `final` prints a trailing partial line too. */
+  private async readOnce(chunk: number, final: boolean): Promise<'none' | 'some' | 'full'> {
+    let text: string;
+    try {
+      text = await this.o.client.view(this.o.system, this.o.path, { offset: this.offset, size: chunk, signal: this.o.signal });
+    } catch (e) {
+      if (e instanceof NotFoundError) return 'none';
+      throw e;
+    }
+    this.stats.requests++;
+    const bytes = Buffer.byteLength(text);
+    this.stats.bytesFetched += bytes;
+    if (bytes === 0) return 'none';
+    const nl = text.lastIndexOf('\n');
+    let part: string;
+    if (final || nl === text.length - 1) part = text;
+    else if (nl >= 0) part = text.slice(0, nl + 1);
+    else if (bytes >= chunk / 2) part = text; // one enormous line: print it rather than stall
+    else return 'none';
+    this.offset += part === text ? bytes : Buffer.byteLength(part);
+    this.stats.bytesWritten += part === text ? bytes : Buffer.byteLength(part);
+    this.o.write(part);
+    return bytes >= chunk ? 'full' : 'some';
+  }
+
+  private async size(): Promise<number | undefined> {
+    try {
+      this.stats.requests++;
+      return (await this.o.client.stat(this.o.system, this.o.path, { signal: this.o.signal })).size;
+    } catch (e) {
+      if (e instanceof NotFoundError) return undefined;
+      throw e;
+    }
+  }
+
+  private async jobIfFinal(): Promise<Job | undefined> {
+    this.stats.requests++;
+    try {
+      const job = await this.o.client.job(this.o.system, this.o.jobId, { signal: this.o.signal });
+      return job.isFinal ? job : undefined;
+    } catch (e) {
+      // A job the scheduler no longer knows has ended (no record to tell how); a fresh one may
+      // simply not be listed yet, so give it a grace period first.
+      if (e instanceof NotFoundError && Date.now() - this.startedAt > 20_000) return { id: this.o.jobId, name: '', state: 'UNKNOWN', stateClass: 'other', isFinal: true };
+      if (e instanceof NotFoundError) return undefined;
+      throw e;
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new DOMException('Aborted', 'AbortError'));
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(new DOMException('Aborted', 'AbortError'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

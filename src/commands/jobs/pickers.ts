@@ -1,0 +1,55 @@
+/**
+ * Palette paths of the job commands: which connection, system and job, when no tree node or
+ * argument says. Each step is skipped when there is only one choice.
+ */
+import * as vscode from 'vscode';
+import { asJobRef, type JobRef } from '../../common/jobRef';
+import type { ExtensionServices } from '../../common/services';
+import type { Job } from '../../core/model';
+
+export async function pickProfile(services: ExtensionServices, given?: string): Promise<string | undefined> {
+  if (given) return given;
+  const all = services.connections.connections();
+  if (all.length === 0) throw new Error('No FirecREST connection: add one with "FirecREST: Add Connection…".');
+  if (all.length === 1) return all[0].profile.name;
+  const pick = await vscode.window.showQuickPick(
+    all.map((c) => ({ label: c.profile.name, description: c.profile.url })),
+    { placeHolder: 'Which FirecREST connection?' },
+  );
+  return pick?.label;
+}
+
+export async function pickSystem(services: ExtensionServices, profile: string, given?: string): Promise<string | undefined> {
+  if (given) return given;
+  const systems = await services.connections.systems(profile);
+  if (systems.length === 1) return systems[0].name;
+  const preferred = services.connections.connections().find((c) => c.profile.name === profile)?.profile.defaultSystem;
+  const items = systems
+    .map((s) => ({ label: s.name, description: s.name === preferred ? 'default' : s.health.status }))
+    .sort((a, b) => Number(b.label === preferred) - Number(a.label === preferred));
+  const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Which system?' });
+  return pick?.label;
+}
+
+/** The job a command acts on: its argument when it names one, else quick picks. */
+export async function resolveJob(services: ExtensionServices, arg: unknown, opts: { activeOnly?: boolean; placeHolder?: string } = {}): Promise<JobRef | undefined> {
+  const given = asJobRef(arg);
+  if (given) return { ...given, profile: given.profile || (services.connections.defaultProfileName() ?? '') };
+  const profile = await pickProfile(services);
+  if (!profile) return undefined;
+  const system = await pickSystem(services, profile);
+  if (!system) return undefined;
+  const client = await services.connections.client(profile);
+  const jobs = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Listing jobs…' }, () => client.jobs(system));
+  const candidates = opts.activeOnly ? jobs.filter((j) => !j.isFinal) : jobs;
+  if (candidates.length === 0) {
+    void vscode.window.showInformationMessage(opts.activeOnly ? `No active jobs on ${system}.` : `No jobs on ${system}.`);
+    return undefined;
+  }
+  const order = (j: Job) => (j.isFinal ? 2 : j.stateClass === 'running' ? 0 : 1);
+  const pick = await vscode.window.showQuickPick(
+    [...candidates].sort((a, b) => order(a) - order(b) || Number(b.id) - Number(a.id)).map((job) => ({ label: `${job.id} ${job.name}`, description: job.state, job })),
+    { placeHolder: opts.placeHolder ?? 'Which job?', matchOnDescription: true },
+  );
+  return pick ? { profile, system, jobId: pick.job.id, job: pick.job } : undefined;
+}

@@ -1,0 +1,80 @@
+/**
+ * The questions Submit Job may ask. Each returns `null` when the user dismissed it (stop the
+ * submission) and `undefined` for "no override, let the scheduler decide".
+ */
+import * as vscode from 'vscode';
+import type { FirecrestApi } from '../../core/api';
+import type { ExtensionServices } from '../../common/services';
+
+const SCHEDULER_DEFAULT = '(scheduler default)';
+
+/** `<default work dir filesystem>/<user>` when that exists, else the filesystem itself. */
+export async function homeDirectory(services: ExtensionServices, client: FirecrestApi, profile: string, system: string): Promise<string> {
+  const sys = (await services.connections.systems(profile)).find((s) => s.name === system);
+  const base = sys?.fileSystems.find((f) => f.defaultWorkDir)?.path ?? sys?.fileSystems[0]?.path ?? '/';
+  try {
+    const user = (await client.userInfo(system)).user.name;
+    const home = `${base.replace(/\/+$/, '')}/${user}`;
+    await client.stat(system, home);
+    return home;
+  } catch {
+    return base;
+  }
+}
+
+export async function askWorkingDirectory(initial: string): Promise<string | undefined> {
+  return vscode.window.showInputBox({
+    title: 'Submit Job: working directory',
+    prompt: 'Absolute path on the cluster where the job runs (sbatch --chdir)',
+    value: initial,
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.startsWith('/') ? undefined : 'An absolute path, starting with /'),
+  });
+}
+
+export async function askAccount(client: FirecrestApi, system: string, preferred?: string): Promise<string | undefined | null> {
+  let accounts: { name: string; isDefault: boolean }[] = [];
+  try {
+    accounts = (await client.userInfo(system)).accounts ?? [];
+  } catch {
+    // No account list (older server, PBS): fall back to the profile's default.
+  }
+  if (accounts.length === 0) return preferred;
+  if (accounts.length === 1) return accounts[0].name;
+  const first = preferred ?? accounts.find((a) => a.isDefault)?.name;
+  const items = accounts
+    .map((a) => ({ label: a.name, description: [a.isDefault ? 'scheduler default' : '', a.name === preferred ? 'profile default' : ''].filter(Boolean).join(', ') }))
+    .sort((a, b) => Number(b.label === first) - Number(a.label === first));
+  const pick = await vscode.window.showQuickPick(items, { title: 'Submit Job: account', placeHolder: 'Charge which account?', ignoreFocusOut: true });
+  return pick ? pick.label : null;
+}
+
+export async function askPartition(client: FirecrestApi, system: string): Promise<string | undefined | null> {
+  const partitions = await client.partitions(system);
+  if (partitions.length === 0) return undefined;
+  const items = [
+    { label: SCHEDULER_DEFAULT, description: partitions.find((p) => p.isDefault)?.name ?? '' },
+    ...partitions.map((p) => ({ label: p.name, description: [p.state, p.isDefault ? 'default' : ''].filter(Boolean).join(' · ') })),
+  ];
+  const pick = await vscode.window.showQuickPick(items, { title: 'Submit Job: partition', placeHolder: 'Which partition?', ignoreFocusOut: true });
+  if (!pick) return null;
+  return pick.label === SCHEDULER_DEFAULT ? undefined : pick.label;
+}
+
+export async function askReservation(client: FirecrestApi, system: string): Promise<string | undefined | null> {
+  let reservations: { name: string; state: string }[] = [];
+  try {
+    reservations = await client.reservations(system);
+  } catch {
+    return undefined;
+  }
+  if (reservations.length === 0) return undefined;
+  const none = '(no reservation)';
+  const pick = await vscode.window.showQuickPick([{ label: none, description: '' }, ...reservations.map((r) => ({ label: r.name, description: r.state }))], {
+    title: 'Submit Job: reservation',
+    placeHolder: 'Run inside a reservation?',
+    ignoreFocusOut: true,
+  });
+  if (!pick) return null;
+  return pick.label === none ? undefined : pick.label;
+}

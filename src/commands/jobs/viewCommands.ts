@@ -1,0 +1,33 @@
+/** The Jobs view's title and error-node actions: refresh, all users, filter, retry. */
+import * as vscode from 'vscode';
+import type { Log } from '../../common/services';
+import type { JobsViewControl } from '../../common/viewControls';
+import { registerCommand } from '../register';
+
+export function registerJobsViewCommands(jobs: JobsViewControl, log: Log): vscode.Disposable {
+  return vscode.Disposable.from(
+    registerCommand('firecrest.jobs.refresh', log, () => jobs.refresh()),
+    registerCommand('firecrest.jobs.retry', log, (node?: unknown) => jobs.retry(node)),
+    registerCommand('firecrest.jobs.showAllUsers', log, () => jobs.setAllUsers(true)),
+    registerCommand('firecrest.jobs.showMyJobs', log, () => jobs.setAllUsers(false)),
+    registerCommand('firecrest.jobs.clearFilter', log, () => jobs.setFilter({})),
+    registerCommand('firecrest.jobs.filter', log, async (arg?: unknown) => {
+      // `{account?, name?}` from scripts and tests; otherwise ask.
+      if (arg && typeof arg === 'object' && ('account' in arg || 'name' in arg)) {
+        const { account, name } = arg as { account?: string; name?: string };
+        jobs.setFilter({ account, name });
+        return;
+      }
+      const current = jobs.filter;
+      const value = await vscode.window.showInputBox({
+        title: 'Filter jobs',
+        prompt: 'account:NAME and/or a part of the job name (empty clears the filter)',
+        value: [current.account ? `account:${current.account}` : '', current.name ?? ''].filter(Boolean).join(' '),
+      });
+      if (value === undefined) return;
+      const account = /(?:^|\s)account:(\S+)/.exec(value)?.[1];
+      const name = value.replace(/(?:^|\s)account:\S+/, '').trim() || undefined;
+      jobs.setFilter({ account, name });
+    }),
+  );
+}

@@ -1,0 +1,23 @@
+/** The Systems view's actions: refresh, retry an error node, open a filesystem as a remote folder. */
+import * as vscode from 'vscode';
+import type { ExtensionServices } from '../../common/services';
+import type { SystemsViewControl } from '../../common/viewControls';
+import { registerCommand } from '../register';
+
+export function registerSystemsCommands(services: ExtensionServices, systems: SystemsViewControl): vscode.Disposable {
+  const log = services.log.withTag('systems');
+  const disposables = [
+    registerCommand('firecrest.systems.refresh', log, () => systems.refresh()),
+    registerCommand('firecrest.systems.retry', log, (node?: unknown) => systems.retry(node)),
+    registerCommand('firecrest.systems.openFilesystem', log, async (node?: unknown) => {
+      const n = node as { profile?: string; system?: string; fs?: { path?: string } } | undefined;
+      if (!n?.system || !n.fs?.path) throw new Error('Choose a filesystem in the Systems view.');
+      // The file system feature owns opening; it takes {system, path, profile}.
+      return vscode.commands.executeCommand('firecrest.openRemoteFolder', { system: n.system, path: n.fs.path, profile: n.profile });
+    }),
+  ];
+  if (services.context.extensionMode !== vscode.ExtensionMode.Production) {
+    disposables.push(vscode.commands.registerCommand('firecrest.test.systemsTree', () => systems.snapshot()));
+  }
+  return vscode.Disposable.from(...disposables);
+}
