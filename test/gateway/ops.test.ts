@@ -71,13 +71,17 @@ void describe('ops: mkdir, symlink, ls', () => {
     assert.equal(byName.sub.type, 'd');
 
     const all = await ops('ls', { query: { path: d, showHidden: 'true' } });
-    assert.deepEqual(all.body.output.map((f: WireFile) => f.name), ['.hidden', 'broken', 'good', 'sub', 'visible.txt']);
+    // Sorted here: a cluster's locale may place `.hidden` elsewhere.
+    assert.deepEqual(all.body.output.map((f: WireFile) => f.name).sort(), ['.hidden', 'broken', 'good', 'sub', 'visible.txt']);
 
-    const deref = await ops('ls', { query: { path: d, dereference: 'true' } });
-    assert.equal(deref.status, 200);
-    const dn = Object.fromEntries(deref.body.output.map((f: WireFile) => [f.name, f]));
-    assert.deepEqual([dn.good.type, dn.good.linkTarget, dn.good.size], ['-', null, '5']);
-    assert.deepEqual([dn.broken.type, dn.broken.linkTarget], ['l', `${d}/nowhere`]);
+    // The real server's `ls -L` fails on a broken link; the gateway lists it as a link.
+    if (!gatewayOnly()) {
+      const deref = await ops('ls', { query: { path: d, dereference: 'true' } });
+      assert.equal(deref.status, 200);
+      const dn = Object.fromEntries(deref.body.output.map((f: WireFile) => [f.name, f]));
+      assert.deepEqual([dn.good.type, dn.good.linkTarget, dn.good.size], ['-', null, '5']);
+      assert.deepEqual([dn.broken.type, dn.broken.linkTarget], ['l', `${d}/nowhere`]);
+    }
 
     const rec = await ops('ls', { query: { path: d, recursive: 'true' } });
     assert.deepEqual(rec.body.output.map((f: WireFile) => f.name), ['broken', 'good', 'sub', 'visible.txt', 'sub/deep.txt']);
@@ -175,6 +179,11 @@ void describe('ops: content', () => {
     assertRemoteError(await ops('view', { query: { path: `${dir}/missing` } }), 404, 'No such file or directory');
   });
 
+  void it('view of an endless file stops at the output limit (413)', async () => {
+    const r = await ops('view', { query: { path: '/dev/zero' } });
+    assert.deepEqual([r.status, r.body.message], [413, 'Command output exceeded buffer limit.']);
+  });
+
   void it('checksum, file and stat describe the file', async () => {
     const path = `${dir}/text.txt`;
     const sum = await ops('checksum', { query: { path } });
@@ -186,7 +195,8 @@ void describe('ops: content', () => {
     assert.deepEqual(Object.keys(st.body.output).sort(), ['atime', 'ctime', 'dev', 'gid', 'ino', 'mode', 'mtime', 'nlink', 'size', 'uid']);
     assert.equal(st.body.output.size, Buffer.byteLength(text));
     assert.equal(st.body.output.mode & 0o170000, 0o100000);
-    for (const route of ['checksum', 'file', 'stat']) {
+    // The real server's `file -b` describes a missing path with 200; the gateway says 404.
+    for (const route of gatewayOnly() ? ['checksum', 'stat'] : ['checksum', 'file', 'stat']) {
       assertRemoteError(await ops(route, { query: { path: `${dir}/missing` } }), 404, 'No such file or directory');
     }
   });
@@ -238,7 +248,8 @@ void describe('ops: chmod, chown, rm, hostile names', () => {
     const own = await ops('chown', { method: 'PUT', json: { path: `${dir}/perm.txt`, owner: me, group: r.body.output.group } });
     assert.equal(own.status, 200);
     assert.equal(own.body.output.user, me);
-    assertRemoteError(await ops('chown', { method: 'PUT', json: { path: `${dir}/perm.txt`, owner: `nobody-${randomUUID().slice(0, 6)}` } }), 400, 'invalid user');
+    const stranger = { path: `${dir}/perm.txt`, owner: `nobody-${randomUUID().slice(0, 6)}`, group: r.body.output.group };
+    assertRemoteError(await ops('chown', { method: 'PUT', json: stranger }), 400, 'invalid user');
   });
 
   void it('rm removes recursively (204), then the path is 404', async () => {
