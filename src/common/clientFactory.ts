@@ -1,10 +1,13 @@
 /**
- * How the extension creates clients: core's `createClient`. A seam of its own so that the
- * connection service can be given another factory where a fault cannot be produced for real.
+ * How the extension creates clients: core's `createClient`, loaded on first use. The HTTP stack and
+ * the response schemas (undici, zod) are most of the bundle; deferring their evaluation to the first
+ * connection keeps activation cheap. Also a seam: tests may hand the service another factory.
  */
-import { createClient } from '../core/index';
 import type { ClientFactory } from './connections';
 
 export function createClientFactory(): ClientFactory {
-  return createClient;
+  return async (options, events) => {
+    const { createClient } = await import('../core/createClient.js');
+    return createClient(options, events);
+  };
 }

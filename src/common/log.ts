@@ -5,7 +5,7 @@
  */
 import { format } from 'node:util';
 import * as vscode from 'vscode';
-import { redact } from '../core/index';
+import { redact } from '../core/http/redact';
 import type { Log } from './services';
 
 /** Literal secrets to scrub besides the patterns `redact` knows; shared by every tagged logger. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { FirecrestExtensionApi } from '../../src/common/api';
 import { target } from '../support/target';
-import { extensionApi, firecrestLogText, userSettingsText, waitFor } from './support/extension';
+import { activationMarks, extensionApi, firecrestLogText, userSettingsText, waitFor } from './support/extension';
 
 const PROFILE = 'shell-test';
 const BOOT = 'shell-bootstrap';
@@ -33,8 +33,10 @@ describe('extension shell', () => {
   });
 
   it('activates quickly and registers the connection commands', async () => {
-    console.log(`      activation took ${api.activationMs.toFixed(1)} ms`);
-    assert.ok(api.activationMs < 1000, `activation took ${api.activationMs} ms`);
+    const marks = activationMarks();
+    // One parseable line for bench/activation.mjs.
+    console.log(`      ACTIVATION activate()=${api.activationMs.toFixed(1)}ms host-activate=${marks.activateMs ?? '?'}ms code-load=${marks.loadMs ?? '?'}ms`);
+    assert.ok(api.activationMs < 500, `activate() took ${api.activationMs} ms`);
     const commands = await vscode.commands.getCommands(true);
     for (const id of ['firecrest.addConnection', 'firecrest.signIn', 'firecrest.signOut', 'firecrest.removeConnection', 'firecrest.showLog']) {
       assert.ok(commands.includes(id), `${id} is registered`);

@@ -64,3 +64,18 @@ function findFiles(dir: string, match: (name: string) => boolean, depth = 4): st
   }
   return out;
 }
+
+/**
+ * The extension host's own performance marks for this extension, in ms: loading its code
+ * (require of dist/extension.js) and running `activate()` until its promise settled.
+ */
+export function activationMarks(): { loadMs?: number; activateMs?: number } {
+  const perf = (globalThis as { MonacoPerformanceMarks?: { getMarks(): { name: string; startTime: number }[] } }).MonacoPerformanceMarks;
+  const marks = perf?.getMarks() ?? [];
+  const at = (name: string) => marks.find((m) => m.name === `code/extHost/${name}/${EXTENSION_ID}`)?.startTime;
+  const span = (a?: number, b?: number) => (a !== undefined && b !== undefined ? b - a : undefined);
+  return {
+    loadMs: span(at('willLoadExtensionCode'), at('didLoadExtensionCode')),
+    activateMs: span(at('willActivateExtension'), at('didActivateExtension')),
+  };
+}
