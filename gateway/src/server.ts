@@ -12,6 +12,7 @@ import { tokenRoute } from './auth-route';
 import type { Faults } from './faults';
 import { ApiError, v2ErrorBody } from './http/errors';
 import type { HealthChecker } from './http/health';
+import { openApiDocument } from './http/openapi';
 import { RouteIndex } from './http/route-index';
 import type { Stats } from './http/stats';
 import { v2ErrorHandler, v2NotFound } from './http/v2-handlers';
@@ -97,6 +98,7 @@ function v2Api(deps: ServerDeps, index: RouteIndex) {
         req.f7tSystem = runtime;
       }
     });
+    api.get('/openapi.json', { config: { public: true } }, async () => openApiDocument(index, '/v2', v2.settings.appVersion));
     await api.register(async (i) => statusRoutes(i, { ...v2, health: deps.health }), { prefix: '/status' });
     await api.register(async (i) => computeRoutes(i, v2), { prefix: '/compute/:system/jobs' });
     await api.register(async (i) => opsRoutes(i, v2), { prefix: '/filesystem/:system/ops' });

@@ -50,6 +50,13 @@ void describe('status routes', () => {
     assert.match(redirect.headers.get('location') ?? '', /\/status\/liveness\/$/);
   });
 
+  void it('serves /openapi.json without a token, with the server version', async () => {
+    const r = await api('/openapi.json', { auth: null });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.info.version, r.headers.get('f7t-appversion'));
+    assert.ok('/status/systems' in r.body.paths);
+  });
+
   void it('nodes', async () => {
     const r = await api(`${sys}/nodes`);
     assert.equal(r.status, 200, r.text);

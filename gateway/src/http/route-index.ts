@@ -28,6 +28,11 @@ export class RouteIndex {
     for (const m of Array.isArray(route.method) ? route.method : [route.method]) entry.methods.add(m.toUpperCase());
   }
 
+  /** Every route template (Fastify syntax, e.g. `/v2/status/:system/nodes`) with its methods. */
+  routes(): { url: string; methods: string[] }[] {
+    return [...this.entries].map(([url, e]) => ({ url, methods: [...e.methods] }));
+  }
+
   /** Methods some route accepts for this concrete path (empty: no route has this path). */
   methodsFor(path: string): string[] {
     const out = new Set<string>();
