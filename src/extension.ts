@@ -54,6 +54,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
     importBootstrap: (file) => importBootstrap(file, connections, log.withTag('bootstrap')),
     logUri: context.logUri,
     globalStorageUri: context.globalStorageUri,
+    fileSystem: remoteFiles.provider,
   };
 }
 

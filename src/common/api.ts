@@ -18,4 +18,9 @@ export interface FirecrestExtensionApi {
   /** Where this extension's logs and global state live (tests read the log and settings files). */
   readonly logUri: vscode.Uri;
   readonly globalStorageUri: vscode.Uri;
+  /**
+   * The `firecrest:` FileSystemProvider itself: host tests check the exact create/overwrite flags,
+   * which `workspace.fs.writeFile` does not expose (it always creates, overwrites and makes parents).
+   */
+  readonly fileSystem?: vscode.FileSystemProvider;
 }

@@ -14,8 +14,9 @@ const DEFAULT_DIRECT_LIMIT = 1024 * 1024;
 
 /** What the composition root gets back: dispose, and a way to say "this changed" from elsewhere. */
 export interface RemoteFileSystemHandle extends vscode.Disposable {
-  /** Forgets cached listings around `uri` and tells VS Code it changed (after chmod, symlink...). */
-  refresh(uri: vscode.Uri): void;
+  readonly provider: vscode.FileSystemProvider;
+  /** Forgets cached listings around `uri` and tells VS Code it changed or was created (chmod, symlink...). */
+  refresh(uri: vscode.Uri, created?: boolean): void;
 }
 
 export function registerFileSystem(services: ExtensionServices): RemoteFileSystemHandle {
@@ -40,7 +41,8 @@ export function registerFileSystem(services: ExtensionServices): RemoteFileSyste
     provider,
   );
   return {
-    refresh: (uri) => provider.refresh(uri),
+    provider,
+    refresh: (uri, created) => provider.refresh(uri, created),
     dispose: () => {
       registrations.dispose();
     },
