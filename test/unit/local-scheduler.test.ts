@@ -123,6 +123,8 @@ void describe('local scheduler: jobs', { skip }, () => {
     assert.equal(r.cluster, 'testcluster');
     assert.equal(r.tasks?.[0].id, `${id}.batch`);
     assert.equal(r.time.limit, 3600);
+    assert.equal(r.cpuTime, r.time.elapsed);
+    assert.ok(r.submitTime! <= r.time.start! && r.time.start! <= r.time.end!);
     assert.equal(r.standardOutput, join(work, `slurm-${id}.out`));
     const out = join(work, `slurm-${id}.out`);
     assert.deepEqual(readFileSync(out), Buffer.from(`h\u00e9llo\noops${alice.name}\n`));

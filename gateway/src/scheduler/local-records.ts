@@ -51,6 +51,8 @@ export function jobRecord(job: LocalJob, cluster: string, node: string, now: num
     workingDirectory: job.workingDirectory,
     priority: final ? 0 : Math.max(1, PRIORITY_BASE - job.id),
     submitTime: sec(job.submitTime),
+    // One CPU per job: CPU time is the elapsed time.
+    cpuTime: elapsed,
     standardOutput: job.stdout,
     standardError: job.stderr,
     standardInput: job.stdin,
