@@ -92,6 +92,9 @@ export class Transport {
       });
       status = res.statusCode;
       const body = new Uint8Array(await res.body.arrayBuffer());
+      // undici frees the connection a macrotask after the body ends; yielding here lets the
+      // caller's next request reuse it instead of the pool opening another one.
+      await new Promise((r) => setImmediate(r));
       return { status: res.statusCode, headers: res.headers, body };
     } catch (e) {
       if (req.signal?.aborted) throw new CancelledError('Cancelled', { route: req.route, cause: e });
