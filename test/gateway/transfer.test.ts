@@ -4,13 +4,17 @@
  * Also checks the generated job scripts with hostile names by running them through bash.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { ApiError } from '../../gateway/src/http/errors';
 import { formatDirectives, transferScript } from '../../gateway/src/fs/transfer-script';
 import { gatewayOnly } from '../support/target';
-import { isErrorBody, workDir, type Reply } from './support';
+import { isErrorBody, sleep, workDir, type Reply } from './support';
 import { download, ops, scratchDir, transfer, upload, viewText, waitForJob, type WireFile } from './support-fs';
 
 let dir = '';
@@ -180,5 +184,75 @@ void describe('transfer job scripts (generated text, run through bash)', () => {
     assert.deepEqual(formatDirectives(['#SBATCH -p xfer'], undefined), ['#SBATCH -p xfer']);
     assert.throws(() => formatDirectives(['#SBATCH --account={account}'], undefined), (e: unknown) => e instanceof ApiError && e.status === 400 && e.message === 'Account parameter is required on this system.');
     assert.throws(() => formatDirectives(['#SBATCH --account={account}'], 'proj\n#SBATCH --uid=0'), (e: unknown) => e instanceof ApiError && e.status === 400);
+  });
+});
+
+/** A second local gateway with its own configuration (for settings the shared one does not have). */
+async function ownGateway(config: object): Promise<{ v2: string; token: string; stop: () => Promise<void> }> {
+  const stateDir = mkdtempSync(join(tmpdir(), 'f7t-gw-transfer-'));
+  const file = join(stateDir, 'config.json');
+  writeFileSync(file, JSON.stringify(config));
+  const gw = spawn(process.execPath, [resolve('dist/gateway.js'), '--host', '127.0.0.1', '--port', '0', '--scheduler', 'local', '--state-dir', stateDir, '--config', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const stop = async (): Promise<void> => {
+    if (gw.exitCode === null) {
+      gw.kill('SIGTERM');
+      await new Promise((r) => gw.once('exit', r));
+    }
+    rmSync(stateDir, { recursive: true, force: true });
+  };
+  try {
+    const line = await new Promise<string>((ok, fail) => {
+      createInterface({ input: gw.stdout }).once('line', ok);
+      gw.once('exit', (code) => fail(new Error(`gateway exited (${code})`)));
+    });
+    gw.stdout.resume();
+    const info = JSON.parse(line);
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: info.clientId, client_secret: info.clientSecret });
+    const res = await fetch(info.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+    const body = (await res.json()) as { access_token: string };
+    return { v2: info.v2 as string, token: body.access_token, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+void describe('transfer: directives that need an account', { skip: gatewayOnly() }, () => {
+  void it('400 without an account; with one, the job runs under it', async () => {
+    const own = await ownGateway({ systems: [{ name: 'acctcluster', transferDirectives: ['#SBATCH --account={account}', '#SBATCH --partition=xfer'] }] });
+    try {
+      const call = async (method: string, path: string, json?: unknown): Promise<Pick<Reply, 'status' | 'body'>> => {
+        const headers: Record<string, string> = { authorization: `Bearer ${own.token}` };
+        if (json !== undefined) headers['content-type'] = 'application/json';
+        const res = await fetch(`${own.v2}${path}`, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+        return { status: res.status, body: await res.json().catch(() => undefined) };
+      };
+      await upload(dir, 'acct.txt', enc('charged'));
+      const base = '/filesystem/acctcluster/transfer';
+      const refused = await call('POST', `${base}/cp`, { sourcePath: `${dir}/acct.txt`, targetPath: `${dir}/acct-copy.txt` });
+      assert.deepEqual([refused.status, refused.body.message], [400, 'Account parameter is required on this system.']);
+      const rm = await call('DELETE', `${base}/rm?${new URLSearchParams({ path: `${dir}/acct.txt`, account: '' }).toString()}`);
+      assert.equal(rm.status, 400);
+
+      const ok = await call('POST', `${base}/cp`, { sourcePath: `${dir}/acct.txt`, targetPath: `${dir}/acct-copy.txt`, account: 'proj' });
+      assert.equal(ok.status, 201);
+      const jobId = ok.body.transferJob.jobId as string;
+      let job: { status: { state: string }; account: string | null } | undefined;
+      for (let i = 0; i < 100; i++) {
+        const r = await call('GET', `/compute/acctcluster/jobs/${jobId}`);
+        job = r.status === 200 ? r.body.jobs[0] : undefined;
+        const state = job?.status.state ?? '';
+        if (['COMPLETED', 'FAILED', 'CANCELLED'].some((f) => state.startsWith(f))) break;
+        await sleep(200);
+      }
+      assert.equal(job?.status.state, 'COMPLETED');
+      assert.equal(job?.account, 'proj');
+      assert.equal((await download(`${dir}/acct-copy.txt`)).bytes.toString(), 'charged');
+      for (const log of [ok.body.transferJob.logs.outputLog, ok.body.transferJob.logs.errorLog]) {
+        await ops('rm', { method: 'DELETE', query: { path: log as string } });
+      }
+    } finally {
+      await own.stop();
+    }
   });
 });
