@@ -1,0 +1,227 @@
+/**
+ * Jobs in a real VS Code against the local gateway (real Slurm when it runs): submit the open
+ * script, watch it in the Jobs tree go from running to completed, follow its output in a
+ * terminal with the exact bytes, cancel a running job, and no polling while the view is hidden.
+ */
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { FirecrestClient } from '../../src/core/client';
+import { gatewayOnly, target, type GatewayInfo } from '../support/target';
+import { extensionApi, waitFor } from './support/extension';
+
+const PROFILE = 'jobs-test';
+
+interface Snap {
+  label: string;
+  description?: string;
+  contextValue?: string;
+  icon?: string;
+  command?: string;
+  children?: Snap[];
+}
+interface JobsSnap {
+  visible: boolean;
+  description?: string;
+  notices: string[];
+  tree: Snap[];
+}
+interface Ref {
+  profile: string;
+  system: string;
+  jobId: string;
+}
+
+const jobsTree = async () => await vscode.commands.executeCommand<JobsSnap>('firecrest.test.jobsTree');
+
+/** Where a job shows in the tree: its group and row. */
+async function findJob(jobId: string): Promise<{ group: string; row: Snap } | undefined> {
+  const snap = await jobsTree();
+  const walk = (nodes: Snap[], group: string): { group: string; row: Snap } | undefined => {
+    for (const n of nodes) {
+      if (n.contextValue?.includes(';job;') && n.label.startsWith(`${jobId} `)) return { group, row: n };
+      const found = n.children && walk(n.children, n.contextValue?.includes(';jobGroup;') ? n.label : group);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return walk(snap.tree, '');
+}
+
+async function admin(gw: GatewayInfo, method: string, path: string): Promise<unknown> {
+  const res = await fetch(`${gw.admin!.replace(/\/+$/, '')}${path}`, { method, headers: { authorization: `Bearer ${gw.adminToken}` } });
+  if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status}`);
+  return res.headers.get('content-type')?.includes('json') ? res.json() : undefined;
+}
+
+/** The exact text the output job writes (multi-byte characters included, no final newline). */
+function expectedOutput(tag: string): string {
+  let s = '';
+  for (let i = 1; i <= 300; i++) s += `line ${String(i).padStart(3, '0')} ünïcödé ✓ ${tag} ${'x'.repeat(40)}\n`;
+  return s + 'the end without newline';
+}
+
+const outputScript = (tag: string) => `#!/bin/bash
+#SBATCH --partition=debug
+#SBATCH --job-name=fc-out-${tag}
+#SBATCH --time=00:05:00
+for i in $(seq 1 150); do printf 'line %03d ünïcödé ✓ %s %s\\n' "$i" "${tag}" "$(printf 'x%.0s' $(seq 1 40))"; done
+sleep 8
+for i in $(seq 151 300); do printf 'line %03d ünïcödé ✓ %s %s\\n' "$i" "${tag}" "$(printf 'x%.0s' $(seq 1 40))"; done
+printf 'the end without newline'
+`;
+
+describe('Jobs view and job commands', function () {
+  const t = target();
+  let client: FirecrestClient;
+  let home: string;
+  const dir = mkdtempSync(join(tmpdir(), 'fc-jobs-'));
+  const tag = Math.random().toString(36).slice(2, 8);
+  let submitted: Ref | undefined;
+
+  before(async () => {
+    const api = await extensionApi();
+    await vscode.commands.executeCommand('firecrest.addConnection', {
+      name: PROFILE, url: t.url, apiVersion: t.apiVersion, tokenUrl: t.tokenUrl, clientId: t.clientId, clientSecret: t.clientSecret, defaultSystem: t.system,
+    });
+    client = await api.connections.client(PROFILE);
+    home = `/home/${(await client.userInfo(t.system)).user.name}`;
+    await vscode.commands.executeCommand('firecrest.jobs.focus');
+    await waitFor('the Jobs view to be visible', async () => (await jobsTree()).visible);
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
+  });
+
+  it('submits the script open in the editor (with an #SBATCH --partition=debug line)', async () => {
+    const file = join(dir, `out-${tag}.sh`);
+    writeFileSync(file, outputScript(tag));
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    await vscode.window.showTextDocument(doc);
+    // No uri: the command takes the active editor, as from the editor title button.
+    submitted = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { profile: PROFILE, system: t.system, workingDirectory: home });
+    assert.ok(submitted?.jobId, 'a job id came back');
+    const job = await client.job(t.system, submitted.jobId);
+    assert.equal(job.partition, 'debug');
+    assert.equal(job.name, `fc-out-${tag}`);
+  });
+
+  it('follows the output in a terminal with the exact bytes the job wrote, fetching each byte about once', async () => {
+    assert.ok(submitted);
+    await vscode.commands.executeCommand('firecrest.followJobOutput', { ...submitted, stream: 'stdout' });
+    const seenRunning = await waitFor('the job in Running', async () => (await findJob(submitted!.jobId))?.group === 'Running', 60_000);
+    assert.ok(seenRunning);
+    const running = await findJob(submitted.jobId);
+    assert.match(running!.row.description ?? '', /^\d+:\d\d( \/ \d+:\d\d(:\d\d)?)?/, 'elapsed / limit');
+    assert.match(running!.row.contextValue ?? '', /;cancelable;/);
+    const out = await vscode.commands.executeCommand<{
+      emitted: string;
+      result: { reason: string; state?: string };
+      stats: { bytesFetched: number; bytesWritten: number };
+    }>('firecrest.test.followerOutput', { profile: PROFILE, system: t.system, jobId: submitted.jobId, wait: true });
+    const expected = expectedOutput(tag);
+    assert.equal(out.result.reason, 'ended');
+    assert.match(out.result.state ?? '', /^COMPLETED/);
+    assert.ok(out.emitted.includes(expected.replace(/\n/g, '\r\n')), 'the terminal got every byte, \\n as \\r\\n');
+    assert.ok(!/\r(?!\n)/.test(out.emitted.replace(new RegExp(String.fromCharCode(27) + '\\[[0-9;]*m', 'g'), '')), 'no bare \\r');
+    assert.match(out.emitted, /completed with exit code 0/);
+    const bytes = Buffer.byteLength(expected);
+    assert.equal(out.stats.bytesWritten, bytes);
+    assert.ok(out.stats.bytesFetched <= bytes * 1.1, `fetched ${out.stats.bytesFetched} bytes for ${bytes}`);
+  });
+
+  it('shows the job completed in the tree, with its exit code, and says so in a notification', async () => {
+    assert.ok(submitted);
+    const done = await waitFor('the job in Recently finished', async () => {
+      const f = await findJob(submitted!.jobId);
+      return f?.group === 'Recently finished' ? f : undefined;
+    }, 60_000);
+    assert.match(done.row.description ?? '', /^COMPLETED · exit 0/);
+    assert.equal(done.row.icon, 'pass');
+    assert.doesNotMatch(done.row.contextValue ?? '', /;cancelable;/);
+    const snap = await jobsTree();
+    assert.match(snap.description ?? '', /updated \d\d:\d\d:\d\d/);
+    assert.ok(snap.notices.some((n) => n.includes(`Job ${submitted!.jobId} `) && n.includes('completed with exit code 0')), snap.notices.join('\n'));
+  });
+
+  it('opens the output file through the file system provider', async () => {
+    assert.ok(submitted);
+    const uri = await vscode.commands.executeCommand<string>('firecrest.openJobOutput', submitted);
+    assert.match(uri, /^firecrest:/);
+    const editor = await waitFor('the output editor', () => vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri));
+    assert.equal(editor.document.getText(), expectedOutput(tag));
+  });
+
+  it('shows the job details with the submitted script', async () => {
+    assert.ok(submitted);
+    const uri = await vscode.commands.executeCommand<string>('firecrest.showJobDetails', submitted);
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+    assert.match(doc.getText(), new RegExp(`# Job ${submitted.jobId}: fc-out-${tag}`));
+    assert.ok(doc.getText().includes('#SBATCH --partition=debug'), 'the script is in the details');
+  });
+
+  it('does not poll while the Jobs view is hidden, and cancels a running job (CANCELLED)', async function () {
+    const file = join(dir, `sleep-${tag}.sh`);
+    writeFileSync(file, `#!/bin/bash\n#SBATCH --job-name=fc-sleep-${tag}\n#SBATCH --time=00:10:00\nsleep 300\n`);
+    const ref = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: vscode.Uri.file(file), profile: PROFILE, system: t.system, workingDirectory: home, partition: 'debug' });
+    await waitFor('the sleeping job in Running', async () => (await findJob(ref.jobId))?.group === 'Running', 60_000);
+
+    if (!gatewayOnly()) {
+      const gw = t.gateway!;
+      await vscode.commands.executeCommand('workbench.view.explorer');
+      await waitFor('the Jobs view to be hidden', async () => !(await jobsTree()).visible);
+      await admin(gw, 'POST', '/stats/reset');
+      // Two running-job poll periods: a visible view would have listed jobs at least twice.
+      await new Promise((r) => setTimeout(r, 12_000));
+      const stats = (await admin(gw, 'GET', '/stats')) as { byRoute: Record<string, number> };
+      const listings = Object.entries(stats.byRoute).filter(([k]) => /GET .*\/compute\/.*jobs/.test(k)).reduce((n, [, v]) => n + v, 0);
+      assert.equal(listings, 0, `job requests while hidden: ${JSON.stringify(stats.byRoute)}`);
+      await vscode.commands.executeCommand('firecrest.jobs.focus');
+      await waitFor('the Jobs view to be visible', async () => (await jobsTree()).visible);
+    }
+
+    const cancelled = await vscode.commands.executeCommand<string[]>('firecrest.cancelJob', { ...ref, confirm: false });
+    assert.deepEqual(cancelled, [ref.jobId]);
+    const row = await waitFor('the job CANCELLED in the tree', async () => {
+      const f = await findJob(ref.jobId);
+      return f?.group === 'Recently finished' && /^CANCELLED/.test(f.row.description ?? '') ? f.row : undefined;
+    }, 60_000);
+    assert.equal(row.icon, 'circle-slash');
+    const job = await client.job(t.system, ref.jobId);
+    assert.equal(job.stateClass, 'cancelled');
+  });
+
+  it('shows a failing listing as an error node with Retry', async function () {
+    if (gatewayOnly()) this.skip();
+    const gw = t.gateway!;
+    const put = await fetch(`${gw.admin!.replace(/\/+$/, '')}/faults`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${gw.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ error: { next: 50, statuses: [500], match: 'GET .*/compute/.*/jobs$' } }),
+    });
+    assert.ok(put.ok);
+    try {
+      await vscode.commands.executeCommand('firecrest.jobs.refresh');
+      const err = await waitFor('the error node', async () => {
+        const snap = await jobsTree();
+        const all: Snap[] = [];
+        const walk = (ns: Snap[]) => ns.forEach((n) => (all.push(n), n.children && walk(n.children)));
+        walk(snap.tree);
+        return all.find((n) => n.contextValue?.includes(';error;retry;'));
+      }, 60_000);
+      assert.equal(err.label, 'Could not load jobs');
+      assert.equal(err.command, 'firecrest.jobs.retry');
+    } finally {
+      await admin(gw, 'DELETE', '/faults');
+    }
+    await vscode.commands.executeCommand('firecrest.jobs.retry');
+    await waitFor('the listing back', async () => {
+      const s = JSON.stringify((await jobsTree()).tree);
+      return !s.includes(';error;retry;');
+    }, 30_000);
+  });
+});
