@@ -97,6 +97,22 @@ describe('extension shell', () => {
     assert.equal(info(PROFILE)?.state, 'connected');
   });
 
+  it('shares one client between concurrent callers and rebuilds it when the profile changes', async () => {
+    await vscode.commands.executeCommand('firecrest.signOut', PROFILE);
+    await vscode.commands.executeCommand('firecrest.signIn', { name: PROFILE, clientSecret: t.clientSecret });
+    const [a, b] = await Promise.all([api.connections.client(PROFILE), api.connections.client(PROFILE)]);
+    assert.equal(a, b, 'single-flight: one client for both callers');
+    const config = vscode.workspace.getConfiguration('firecrest');
+    const profiles = (config.get<Record<string, unknown>[]>('profiles') ?? []).map((p) => (p.name === PROFILE ? { ...p, defaultAccount: 'changed-account' } : p));
+    await config.update('profiles', profiles, vscode.ConfigurationTarget.Global);
+    const c = await waitFor('a client for the changed profile', async () => {
+      const next = await api.connections.client(PROFILE);
+      return next !== a ? next : undefined;
+    });
+    assert.equal(c.profile.defaultAccount, 'changed-account');
+    assert.equal(info(PROFILE)?.state, 'connected', 'the secret survived the profile change');
+  });
+
   it('never writes a secret into the log', async () => {
     const log = firecrestLogText(api);
     assert.ok(log.length > 0, 'the FirecREST log file exists');

@@ -35,3 +35,30 @@ describe('workbench shell', () => {
     await screenshot(page, 'shell-log');
   });
 });
+
+describe('Add Connection, step by step', () => {
+  it('walks through the six prompts, checks the server and saves the connection', async function () {
+    const url = process.env.FIRECREST_URL;
+    if (!url || !process.env.FIRECREST_CLIENT_SECRET) return this.skip();
+    const page = await openWorkbench();
+    await runCommand(page, 'FirecREST: Add Connection…');
+    const input = page.locator('.quick-input-widget input');
+    const answer = async (text: string) => {
+      await input.fill(text);
+      await page.keyboard.press('Enter');
+    };
+    await answer('ui-added');
+    await answer(url);
+    await answer('v2');
+    await answer(process.env.FIRECREST_TOKEN_URL ?? '');
+    await answer(process.env.FIRECREST_CLIENT_ID ?? '');
+    await page.locator('.quick-input-widget input[type="password"]').waitFor();
+    await screenshot(page, 'shell-add-connection-secret');
+    await answer(process.env.FIRECREST_CLIENT_SECRET ?? '');
+    await page.locator('.notifications-toasts').getByText('Connection ui-added added').first().waitFor({ timeout: 30_000 });
+    await screenshot(page, 'shell-add-connection-done');
+    await runCommand(page, 'FirecREST: Remove Connection');
+    await page.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'ui-added' }).first().click();
+    await page.locator('.monaco-dialog-box').getByRole('button', { name: 'Remove' }).click();
+  });
+});
