@@ -97,7 +97,7 @@ export class ApiHttp {
       try {
         res = await this.transport.send({ method: req.method, url, route, headers, body, signal, timeoutMs: req.call?.timeoutMs ?? this.opts.requestTimeoutMs, attempt });
       } catch (e) {
-        if (e instanceof NetworkError && (e.notSent || idempotent) && transientRetries < maxTransient) {
+        if (e instanceof NetworkError && !e.permanent && (e.notSent || idempotent) && transientRetries < maxTransient) {
           await this.transientWait(route, transientRetries++, maxTransient, signal);
           continue;
         }
@@ -135,10 +135,5 @@ export class ApiHttp {
     const waitMs = backoffMs(retry, 250, 4000);
     this.opts.events?.onRetryWait?.({ route, reason: 'transient', waitMs, attempt: retry + 1, maxAttempts: max });
     await sleep(waitMs, signal);
-  }
-
-  /** Parses a JSON answer; MalformedResponseError handling is the caller's (it knows the schema). */
-  static text(res: TransportResponse): string {
-    return Buffer.from(res.body).toString('utf8');
   }
 }

@@ -32,9 +32,12 @@ export interface TransportResponse {
   body: Uint8Array;
 }
 
-/** A network failure; `notSent` is true when nothing can have reached the server (safe to retry). */
+/**
+ * A network failure; `notSent` is true when nothing can have reached the server (safe to retry),
+ * `permanent` when retrying cannot help (a certificate the profile does not trust).
+ */
 export class NetworkError extends UnavailableError {
-  constructor(message: string, readonly notSent: boolean, cause: unknown, route: string) {
+  constructor(message: string, readonly notSent: boolean, readonly permanent: boolean, cause: unknown, route: string) {
     super(message, { cause, route });
   }
 }
@@ -112,7 +115,9 @@ export class Transport {
     const err = e as { code?: string; message?: string; cause?: { code?: string } };
     const code = err.code ?? err.cause?.code ?? '';
     const what = redact(err.message ?? String(e), this.opts.secrets?.() ?? []);
-    return new NetworkError(`Cannot reach ${req.url.origin} (${req.route}): ${code ? `${code} ` : ''}${what}`, NOT_SENT_CODES.has(code), e, req.route);
+    const tls = /CERT|TLS|SSL|SIGNED/.test(code);
+    const hint = tls ? ' (the server certificate is not trusted: set the profile\'s caFile to the site CA)' : '';
+    return new NetworkError(`Cannot reach ${req.url.origin} (${req.route}): ${code ? `${code} ` : ''}${what}${hint}`, NOT_SENT_CODES.has(code), tls, e, req.route);
   }
 
   /** Closes every pool. Safe to call twice. */
