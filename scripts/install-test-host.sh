@@ -8,7 +8,9 @@ CS_VERSION="${CODE_SERVER_VERSION:-4.100.3}"
 CACHE="${FIRECREST_TEST_HOST_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/firecrest-vscode}"
 DIR="$CACHE/code-server-$CS_VERSION"
 ENTRY="$DIR/node_modules/code-server/out/node/entry.js"
-PKGS=(build-essential python3 pkg-config libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev ripgrep chromium)
+PKGS=(build-essential python3 pkg-config libkrb5-dev libx11-dev libxkbfile-dev libsecret-1-dev ripgrep)
+# The browser is for the test suites; `npm start` serves VS Code to the user's own browser.
+[ "${FIRECREST_SKIP_BROWSER:-}" = 1 ] || PKGS+=(chromium)
 
 log() { echo "[install-test-host] $*" >&2; }
 

@@ -5,7 +5,7 @@
 // with its result. Everything started is stopped in `finally`, on SIGINT/SIGTERM and on timeout.
 // Options: --grep <text> (mocha grep), --timeout <s> (whole run, default 600), --verbose.
 import { spawnSync } from 'node:child_process';
-import { ensureTestHost, formatAutomationLog, launchBrowser, onSignals, repoRoot, startCodeServer, workbenchUrl } from './lib/code-server.mjs';
+import { ensureTestHost, formatAutomationLog, isNoise, launchBrowser, onSignals, repoRoot, startCodeServer, workbenchUrl } from './lib/code-server.mjs';
 import { buildHostSuite } from './lib/build-host-suite.mjs';
 import { envFor, startGateway } from './with-gateway.mjs';
 
@@ -50,6 +50,7 @@ try {
     // Both BEFORE navigating: the workbench looks for them when the extension host starts tests.
     void page.exposeFunction('codeAutomationLog', (type, args) => {
       const line = formatAutomationLog(args);
+      if (!verbose && isNoise(line)) return;
       (type === 'error' ? process.stderr : process.stdout).write(line + '\n');
     });
     void page.exposeFunction('codeAutomationExit', (exitCode) => resolve(Number(exitCode)));

@@ -89,7 +89,7 @@ try {
   } else {
     const { ensureTestHost, startCodeServer, workbenchUrl } = await import('./lib/code-server.mjs');
     if (!onPath('code')) say('no desktop `code` on PATH: serving VS Code to your browser with code-server');
-    const entry = ensureTestHost();
+    const entry = ensureTestHost({ browser: false });
     const root = join(state, 'code-server');
     const port = opt('--port', process.env.PORT);
     const cs = await startCodeServer({ entry, root, workspace, env, port: port ? Number(port) : undefined });

@@ -13,8 +13,9 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..'
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 /** Installs code-server and Chromium when missing (idempotent, fast when present); returns entry.js. */
-export function ensureTestHost() {
-  const out = execFileSync('bash', [join(repoRoot, 'scripts/install-test-host.sh')], { stdio: ['ignore', 'pipe', 'inherit'] });
+export function ensureTestHost({ browser = true } = {}) {
+  const env = { ...process.env, ...(browser ? {} : { FIRECREST_SKIP_BROWSER: '1' }) };
+  const out = execFileSync('bash', [join(repoRoot, 'scripts/install-test-host.sh')], { stdio: ['ignore', 'pipe', 'inherit'], env });
   return out.toString().trim().split('\n').pop();
 }
 
@@ -121,6 +122,15 @@ export async function launchBrowser({ headless = true, viewport = { width: 1400,
     rmSync(profile, { recursive: true, force: true });
   };
   return { context, page, close };
+}
+
+// Workbench chatter that reaches codeAutomationLog on every run and says nothing about the tests.
+const NOISE = [/open-vsx\.org/, /^Resolv(ing|ed) connection token/, /^Creating a socket/, /^Updating additional builtin/,
+  /^\[Service Worker\]/, /^ChatSessionStore/, /^\s+at .*\/static\/out\//, /vsda/, /a socket was left hanging/i];
+
+/** True for a workbench log line that only adds noise (see NOISE). */
+export function isNoise(line) {
+  return NOISE.some((re) => re.test(line));
 }
 
 /** Formats the printf-style arguments codeAutomationLog receives. */
