@@ -42,6 +42,21 @@ export interface ApiHttpOptions {
   events?: ClientEvents;
 }
 
+/**
+ * Worth retrying a GET: gateway/SSH trouble (424, 502-504), or a 500 that is not a FirecREST answer
+ * (a proxy page). A FirecREST 500 reports a remote command that failed, and would fail again.
+ */
+function isTransient(res: TransportResponse): boolean {
+  if (res.status === 424 || res.status === 502 || res.status === 503 || res.status === 504) return true;
+  if (res.status !== 500) return false;
+  try {
+    const body = JSON.parse(Buffer.from(res.body).toString('utf8')) as { message?: unknown; description?: unknown };
+    return typeof body.message !== 'string' && typeof body.description !== 'string';
+  } catch {
+    return true;
+  }
+}
+
 /** The authenticated request layer one client uses for all its FirecREST calls. */
 export class ApiHttp {
   private readonly gate = new RateGate();
@@ -121,7 +136,7 @@ export class ApiHttp {
         this.gate.block(waitMs);
         continue;
       }
-      if (idempotent && res.status >= 500 && res.status !== 501 && transientRetries < maxTransient) {
+      if (idempotent && isTransient(res) && transientRetries < maxTransient) {
         await this.transientWait(route, transientRetries++, maxTransient, signal);
         continue;
       }
