@@ -35,7 +35,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
 
   const services: ExtensionServices = { context, log, connections };
   // Features: each registers itself with the shared services, one line each.
-  void services; // (until the first feature line below uses it)
   const systemsView = new SystemsView(services);
   const jobsView = new JobsView(services);
   context.subscriptions.push(systemsView, jobsView, registerSystemsCommands(services, systemsView), registerJobCommands(services, jobsView));
