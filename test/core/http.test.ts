@@ -15,9 +15,10 @@ void describe('HTTP layer against the gateway', { skip: gatewayOnly() }, () => {
   let c: FirecrestClient;
   const waits: Wait[] = [];
   const lines: string[] = [];
+  const requests: { method: string; route: string; status?: number }[] = [];
   const S = t.system;
   before(async () => {
-    c = await client({ maxRateLimitRetries: 4, maxRetryWaitMs: 5000, logger: captureLogger(lines) }, {}, { onRetryWait: (e) => waits.push(e) });
+    c = await client({ maxRateLimitRetries: 4, maxRetryWaitMs: 5000, logger: captureLogger(lines) }, {}, { onRetryWait: (e) => waits.push(e), onRequest: (e) => requests.push(e) });
   });
   afterEach(async () => {
     await gateway.clearFaults();
@@ -106,7 +107,9 @@ void describe('HTTP layer against the gateway', { skip: gatewayOnly() }, () => {
 
   void it('logs one line per request with the route template, never a token or secret', async () => {
     lines.length = 0;
+    requests.length = 0;
     await c.list(S, '/tmp');
+    assert.deepEqual(requests.map((r) => [r.method, r.route, r.status]), [['GET', '/filesystem/{system}/ops/ls', 200]]);
     assert.ok(lines.some((l) => /^GET \/filesystem\/\{system\}\/ops\/ls 200 \d+ms$/.test(l)), lines.join('\n'));
     const all = lines.join('\n');
     assert.ok(!all.includes(t.clientSecret));

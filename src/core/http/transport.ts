@@ -107,7 +107,8 @@ export class Transport {
       clearTimeout(t);
       const durationMs = Math.round(performance.now() - started);
       this.opts.logger.debug(`${req.route} ${status ?? 'failed'} ${durationMs}ms${(req.attempt ?? 1) > 1 ? ` (attempt ${req.attempt})` : ''}`);
-      this.opts.events?.onRequest?.({ method: req.method, route: req.route, status, durationMs, attempt: req.attempt ?? 1 });
+      // The event has its own `method`: its route is the bare path template.
+      this.opts.events?.onRequest?.({ method: req.method, route: req.route.replace(/^[A-Z]+ /, ''), status, durationMs, attempt: req.attempt ?? 1 });
     }
   }
 
