@@ -59,6 +59,8 @@ void describe('ops: mkdir, symlink, ls', () => {
     assert.deepEqual([good.body.output.name, good.body.output.type, good.body.output.linkTarget], [`${d}/good`, 'l', `${d}/visible.txt`]);
     const broken = await ops('symlink', { method: 'POST', json: { sourcePath: `${d}/nowhere`, link_path: `${d}/broken` } });
     assert.equal(broken.status, 201);
+    // The real server's `ln -s` would put the link inside an existing directory; the gateway refuses.
+    if (!gatewayOnly()) assertRemoteError(await ops('symlink', { method: 'POST', json: { path: `${d}/nowhere`, linkPath: `${d}/sub` } }), 400, 'File exists');
 
     const plain = await ops('ls', { query: { path: d, showHidden: 'false', recursive: 'false', numericUid: 'false', dereference: 'false' } });
     assert.equal(plain.status, 200);

@@ -93,7 +93,8 @@ export async function opsRoutes(app: FastifyInstance, deps: V2Deps): Promise<voi
     const target = b.requiredString(['sourcePath', 'path', 'source_path']);
     if (target.includes('\0')) throw new ApiError(400, 'Invalid path: a path cannot contain a NUL character.');
     const linkPath = b.path(['linkPath', 'link_path']);
-    await runRemote(user, ['ln', '-s', '--', target, linkPath], settings);
+    // -T: an existing directory at linkPath is "File exists" (400), not a place to put the link in.
+    await runRemote(user, ['ln', '-s', '-T', '--', target, linkPath], settings);
     return reply.code(201).send({ output: await fileEntry(user, linkPath, listing) });
   });
 
