@@ -119,14 +119,16 @@ function browse(base: FirecrestUri, start: string): Promise<string | undefined> 
   return new Promise((resolve) => {
     const qp = vscode.window.createQuickPick<Item>();
     qp.title = vscode.l10n.t('Open Remote Folder on {0}', base.system);
-    qp.placeholder = vscode.l10n.t('Type a path; a trailing / lists that folder; Enter on a folder opens it in the list');
+    qp.placeholder = vscode.l10n.t('Type a path (a trailing / lists that folder); Enter opens the typed folder, choosing a listed folder enters it');
     qp.matchOnDescription = false;
     let shown: string | undefined;
     let generation = 0;
     const folderOf = (v: string) => (v.includes('/') ? v.slice(0, v.lastIndexOf('/') + 1) || '/' : '/');
+    // Labelled with exactly what was typed, so the quick pick ranks it first: Enter opens the
+    // typed folder, picking a listed folder (arrows, mouse) descends into it.
     const openItem = (v: string): Item => {
       const path = base.with({ path: v || '/' }).path;
-      return { label: `$(folder-opened) ${vscode.l10n.t('Open {0}', path)}`, path, open: true, alwaysShow: true };
+      return { label: v || '/', description: `$(folder-opened) ${vscode.l10n.t('Open {0}', path)}`, path, open: true, alwaysShow: true };
     };
     const refresh = async (value: string) => {
       const folder = folderOf(value);

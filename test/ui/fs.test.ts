@@ -1,0 +1,60 @@
+/**
+ * Remote files as a user sees them: "FirecREST: Open Remote Folder…" browses the home folder,
+ * opens it in a new window, and the Explorer there lists the remote folder; a file of a subfolder
+ * opens in an editor. Screenshots: test-results/fs-open-remote-folder.png, test-results/fs-remote-explorer.png.
+ */
+import * as assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { openWorkbench, runCommand, screenshot } from './support/workbench';
+
+const SYSTEM = process.env.FIRECREST_SYSTEM ?? 'localcluster';
+
+/** The new window `vscode.openFolder` opens (a browser tab); if the browser held it back, VS Code offers a button. */
+async function newWindow(page: Page, trigger: () => Promise<void>): Promise<Page> {
+  const popup = page.context().waitForEvent('page', { timeout: 30_000 });
+  await trigger();
+  const allow = page.getByRole('button', { name: 'Open' });
+  const first = await Promise.race([popup, allow.waitFor({ timeout: 10_000 }).then(() => undefined, () => undefined)]);
+  if (first) return first;
+  if (await allow.isVisible().catch(() => false)) await allow.click();
+  return popup;
+}
+
+describe('remote folder in the Explorer', () => {
+  it('opens the home folder through Open Remote Folder and shows a remote file in an editor', async () => {
+    const page = await openWorkbench();
+    await runCommand(page, 'FirecREST: Open Remote Folder…');
+    const rows = page.locator('.quick-input-list .monaco-list-row');
+    // One connection and one system: the pick starts at the user's home and lists its folders.
+    await rows.filter({ hasText: 'Open /home/' }).first().waitFor({ timeout: 30_000 });
+    await rows.filter({ hasText: /\/home\/[^/]+\/data\// }).first().waitFor({ timeout: 30_000 });
+    await screenshot(page, 'fs-open-remote-folder');
+    const typed = await page.locator('.quick-input-widget input').inputValue();
+    assert.match(typed, /^\/home\/[^/]+\/$/);
+    await page.keyboard.press('Enter');
+    await rows.filter({ hasText: 'Open in New Window' }).first().waitFor();
+
+    const win = await newWindow(page, () => rows.filter({ hasText: 'Open in New Window' }).first().click());
+    try {
+      await win.setViewportSize({ width: 1400, height: 900 });
+      assert.match(decodeURIComponent(win.url()), new RegExp(`firecrest://${SYSTEM}/home/`));
+      await win.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+      const explorer = win.locator('.explorer-folders-view');
+      const row = (name: string) => explorer.locator('.monaco-list-row').filter({ hasText: new RegExp(`^${name}$`) }).first();
+      await row('data').waitFor({ timeout: 60_000 });
+      await row('data').click();
+      await row('numbers.csv').waitFor({ timeout: 30_000 });
+      await row('numbers.csv').click();
+      await win.locator('.editor-instance .view-lines').filter({ hasText: '3,9' }).first().waitFor({ timeout: 30_000 });
+      await win.locator('.tabs-container .tab').filter({ hasText: 'numbers.csv' }).first().waitFor();
+      // The breadcrumbs show the remote path below the tab.
+      await win.locator('.breadcrumbs-control').filter({ hasText: 'data' }).first().waitFor();
+      await screenshot(win, 'fs-remote-explorer');
+    } catch (e) {
+      await screenshot(win, 'fs-remote-explorer-failed').catch(() => undefined);
+      throw e;
+    } finally {
+      await win.close();
+    }
+  });
+});
