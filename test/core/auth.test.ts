@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { UnauthorizedError, UnavailableError, createClient, type ClientEvents } from '../../src/core/index';
+import { RateLimitedError, UnauthorizedError, UnavailableError, createClient, type ClientEvents } from '../../src/core/index';
 import { gatewayOnly } from '../support/target';
 import { client, clientOptions, gateway, t } from './support';
 
@@ -63,6 +65,29 @@ void describe('authentication', () => {
       assert.equal(r.tokens(), 1);
     } finally {
       await c.dispose();
+    }
+  });
+
+  void it('a failing identity provider is UnavailableError, a rate-limiting one RateLimitedError (not a credentials verdict)', async () => {
+    // The gateway's fault switches do not cover its token endpoint: a tiny local one answers instead.
+    const answers = [
+      () => [503, { 'content-type': 'text/html' }, '<h1>Service Unavailable</h1>'],
+      () => [429, { 'retry-after': '7', 'content-type': 'application/json' }, '{"error": "slow_down"}'],
+    ] as const;
+    let n = 0;
+    const idp = createServer((_req, res) => {
+      const [status, headers, body] = answers[Math.min(n++, answers.length - 1)]();
+      res.writeHead(status, headers).end(body);
+    });
+    await new Promise<void>((r) => idp.listen(0, '127.0.0.1', r));
+    const tokenUrl = `http://127.0.0.1:${(idp.address() as AddressInfo).port}/realms/x/token`;
+    const c = await client({}, { tokenUrl });
+    try {
+      await assert.rejects(c.systems(), (e: unknown) => e instanceof UnavailableError && e.status === 503 && e.message.includes(tokenUrl));
+      await assert.rejects(c.systems(), (e: unknown) => e instanceof RateLimitedError && e.retryAfterSeconds === 7 && e.message.includes('slow_down'));
+    } finally {
+      await c.dispose();
+      await new Promise((r) => idp.close(r));
     }
   });
 

@@ -107,3 +107,20 @@ void describe('error mapping', () => {
     assert.doesNotMatch(e.message, /abc\.def/);
   });
 });
+
+void describe('rate gate', () => {
+  void it('holds every caller until the latest block ends, and never shortens a hold', async () => {
+    const { RateGate } = await import('../../src/core/http/rateGate');
+    const g = new RateGate();
+    const started = Date.now();
+    g.block(150);
+    g.block(50);
+    await Promise.all([g.wait(), g.wait()]);
+    assert.ok(Date.now() - started >= 140);
+    const ac = new AbortController();
+    g.block(10_000);
+    const w = g.wait(ac.signal);
+    ac.abort();
+    await assert.rejects(w, (e: unknown) => (e as Error).name === 'CancelledError');
+  });
+});

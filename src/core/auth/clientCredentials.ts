@@ -1,10 +1,12 @@
 /** OAuth2 client-credentials grant (`client_secret_post` or `client_secret_basic`), as in §1.1. */
-import { TimeoutError, UnauthorizedError, UnavailableError } from '../errors';
+import { RateLimitedError, TimeoutError, UnauthorizedError, UnavailableError } from '../errors';
 import { redact } from '../http/redact';
+import { rateLimitWaitSeconds } from '../http/retryAfter';
 import type { Transport } from '../http/transport';
 import type { FetchedToken } from './tokenSource';
 import { expiryOf } from './tokenSource';
 
+/** Where and how to ask for a token; the secret never leaves this object except on the wire. */
 export interface ClientCredentialsConfig {
   tokenUrl: string;
   clientId: string;
@@ -51,6 +53,12 @@ export function clientCredentialsFetcher(transport: Transport, cfg: ClientCreden
     }
     if (res.status < 200 || res.status > 299) {
       const why = redact(describeOAuthError(res.body), [cfg.clientSecret]);
+      // Only a 4xx is a verdict on the credentials; a busy or broken identity provider is not.
+      if (res.status === 429) {
+        const retryAfterSeconds = rateLimitWaitSeconds(res.headers);
+        throw new RateLimitedError(`The token endpoint ${shown} is rate limiting (HTTP 429): ${why}`, { status: 429, route, retryAfterSeconds });
+      }
+      if (res.status >= 500) throw new UnavailableError(`The token endpoint ${shown} failed (HTTP ${res.status}): ${why}`, { status: res.status, route });
       throw new UnauthorizedError(`The token endpoint ${shown} refused the client credentials of '${cfg.clientId}' (HTTP ${res.status}): ${why}`, { status: res.status, route });
     }
     let j: { access_token?: unknown; expires_in?: unknown };

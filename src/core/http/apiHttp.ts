@@ -14,8 +14,10 @@ import { backoffMs, rateLimitWaitSeconds } from './retryAfter';
 import { sleep } from './sleep';
 import { NetworkError, type HttpMethod, type Transport, type TransportResponse } from './transport';
 
+/** A query value; `undefined` leaves the parameter out. */
 export type QueryValue = string | number | boolean | undefined;
 
+/** One FirecREST call, described by its route template. */
 export interface ApiRequest {
   method: HttpMethod;
   /** Path template below the base URL, e.g. `/filesystem/{system}/ops/ls`. */
@@ -32,6 +34,7 @@ export interface ApiRequest {
   call?: CallOptions;
 }
 
+/** Limits and defaults of one client's request layer. */
 export interface ApiHttpOptions {
   baseUrl: string;
   requestTimeoutMs: number;

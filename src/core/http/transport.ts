@@ -11,8 +11,10 @@ import type { ClientEvents } from '../client';
 import type { Logger } from '../logger';
 import { redact } from './redact';
 
+/** The methods FirecREST uses. */
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
+/** One raw exchange; the URL never reaches a log or an error, only `route` does. */
 export interface TransportRequest {
   method: HttpMethod;
   url: URL;
@@ -26,6 +28,7 @@ export interface TransportRequest {
   attempt?: number;
 }
 
+/** A complete answer (the body read in full). */
 export interface TransportResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
@@ -44,6 +47,7 @@ export class NetworkError extends UnavailableError {
 
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_CLOSED', 'UND_ERR_DESTROYED']);
 
+/** Per-profile transport settings. */
 export interface TransportOptions {
   logger: Logger;
   events?: ClientEvents;

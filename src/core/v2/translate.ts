@@ -94,6 +94,7 @@ export function failingServices(h: Health): string[] {
   return h.services.filter((x) => !x.healthy).map((x) => (x.path ? `${x.service} ${x.path}` : x.service));
 }
 
+/** A system; the direct-transfer limit is the smaller of pyfirecrest's 1 MiB and `max_ops_file_size`. */
 export function toSystem(s: SystemWire): System {
   const maxOps = s.dataOperation?.max_ops_file_size ?? DEFAULT_MAX_OPS_FILE_SIZE;
   return {
@@ -125,6 +126,7 @@ export function parseTimeLimit(v: number | string | null | undefined): number | 
   return d ? days + Number(a) * 3600 : Number(a) * 60;
 }
 
+/** A partition: its state is in the field named `partition` (string or list). */
 export function toPartition(p: PartitionWire): Partition {
   const state = Array.isArray(p.partition) ? p.partition.join(',') : p.partition ?? '';
   return {
