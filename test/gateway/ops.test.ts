@@ -109,7 +109,9 @@ void describe('ops: mkdir, symlink, ls', () => {
     assert.equal(r.status, 200);
     assert.equal(r.body.output.length, 1);
     assert.equal(r.body.output[0].name, `${dir}/single.txt`);
-    assertRemoteError(await ops('ls', { query: { path: `${dir}/missing` } }), 404, 'No such file or directory');
+    const missing = await ops('ls', { query: { path: `${dir}/missing` } });
+    assert.equal(missing.status, 404);
+    assert.equal(missing.body.message, `Remote process failed with exit status:2 and error message:ls: cannot access '${dir}/missing': No such file or directory`);
     assert.equal((await ops('ls', { query: { path: 'relative/dir' } })).status, 400);
     const none = await ops('ls');
     assert.equal(none.status, 400);

@@ -44,10 +44,21 @@ function lsTime(epoch: string): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 }
 
-/** `find` names its starting point in diagnostics; the real server's messages come from `ls`. */
-export function lsStyleStderr(stderr: string): string {
-  return stderr.replace(/^find: ['‘](.*)['’]: (.*)$/gm, (_m, p: string, why: string) =>
-    why === 'Permission denied' ? `ls: cannot open directory '${p}': ${why}` : `ls: cannot access '${p}': ${why}`);
+const FIND_ERROR = /^find: ['‘](.*)['’]: (.*)$/gm;
+
+/**
+ * The real server's messages come from `ls`: its wording, and its exit status 2 when the path asked
+ * for cannot be read at all (find says 1 for everything).
+ */
+function lsStyleFailure(path: string): (f: { code: number; stderr: string }) => { code: number; text: string } {
+  return ({ code, stderr }) => {
+    let aboutPath = false;
+    const text = stderr.replace(FIND_ERROR, (_m, p: string, why: string) => {
+      if (p === path) aboutPath = true;
+      return why === 'Permission denied' ? `ls: cannot open directory '${p}': ${why}` : `ls: cannot access '${p}': ${why}`;
+    });
+    return { code: aboutPath && code === 1 ? 2 : code, text };
+  };
 }
 
 interface Row {
@@ -141,7 +152,7 @@ export async function listFiles(user: UnixUser, path: string, opts: ListOptions,
   // and output); the starting point itself may be hidden.
   else if (!opts.showHidden) argv.push('(', '-name', '.*', '!', '-path', globLiteral(path), ')', '-prune', '-o');
   argv.push('-printf', FORMAT);
-  const result = await runRemote(user, argv, deps.settings, { stderrText: lsStyleStderr });
+  const result = await runRemote(user, argv, deps.settings, { describeFailure: lsStyleFailure(path) });
   const rows = parse(result.stdout);
   const self = rows.find((r) => r.depth === 0);
   let files: WireFile[];
@@ -156,7 +167,7 @@ export async function listFiles(user: UnixUser, path: string, opts: ListOptions,
 
 /** `ls -ld` of `path` (links not followed): the entry named `path` as given. */
 export async function fileEntry(user: UnixUser, path: string, deps: ListingDeps): Promise<WireFile> {
-  const result = await runRemote(user, ['find', '-P', path, '-maxdepth', '0', '-printf', FORMAT], deps.settings, { stderrText: lsStyleStderr });
+  const result = await runRemote(user, ['find', '-P', path, '-maxdepth', '0', '-printf', FORMAT], deps.settings, { describeFailure: lsStyleFailure(path) });
   const row = parse(result.stdout)[0];
   if (!row) throw new Error(`find printed no entry for ${path}`);
   const [file] = await withNames([{ ...row.file, name: path }], deps.names);

@@ -81,7 +81,7 @@ export async function readRoutes(app: FastifyInstance, deps: V2Deps): Promise<vo
     const path = Inputs.query(req).path();
     // -E: a missing or unreadable path is an error (404/403), not a description of the error;
     // `file` reports it on stdout.
-    const out = await runRemote(user, ['file', '-b', '-E', '--', path], settings, { stderrText: (err, stdout) => err || stdout });
+    const out = await runRemote(user, ['file', '-b', '-E', '--', path], settings, { describeFailure: (f) => ({ code: f.code, text: f.stderr || f.stdout }) });
     return { output: out.stdout.toString('utf8').trim() };
   });
 

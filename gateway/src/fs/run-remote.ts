@@ -12,8 +12,8 @@ export interface RemoteOptions {
   stdin?: Buffer;
   /** Output cap override (download reads one byte past the limit to tell "too large" apart). */
   maxOutputBytes?: number;
-  /** The text of a failure from stderr and stdout (default: stderr), e.g. to speak like `ls`. */
-  stderrText?: (stderr: string, stdout: string) => string;
+  /** The exit status and text a failure is reported with (default: as run, stderr), e.g. to speak like `ls`. */
+  describeFailure?: (failure: { code: number; stderr: string; stdout: string }) => { code: number; text: string };
 }
 
 /**
@@ -40,10 +40,10 @@ export async function runRemote(user: UnixUser, argv: string[], settings: Gatewa
   if (result.outputExceeded) throw new ApiError(413, 'Command output exceeded buffer limit.');
   if (result.exitCode !== 0) {
     const stderr = result.stderr.toString('utf8');
-    const text = opts.stderrText ? opts.stderrText(stderr, result.stdout.toString('utf8')) : stderr;
     // A process killed by a signal has no exit status; report it like a shell would (128 + n).
     const code = result.exitCode ?? 128 + signalNumber(result.signal);
-    throw remoteError(code, text);
+    const failure = opts.describeFailure?.({ code, stderr, stdout: result.stdout.toString('utf8') }) ?? { code, text: stderr };
+    throw remoteError(failure.code, failure.text);
   }
   return result;
 }
