@@ -3,7 +3,7 @@
  * with `#SBATCH` lines, so Submit Job shows in the editor title only for batch scripts.
  */
 import * as vscode from 'vscode';
-import { hasSbatchDirectives } from '../../common/sbatchDirectives';
+import { parseSbatchScript } from '../../common/sbatch/index';
 
 export function trackBatchScriptContext(): vscode.Disposable {
   let last: boolean | undefined;
@@ -11,7 +11,7 @@ export function trackBatchScriptContext(): vscode.Disposable {
   const update = () => {
     const doc = vscode.window.activeTextEditor?.document;
     // Directives live at the top; 20 kB is plenty and keeps typing in huge files cheap.
-    const value = !!doc && doc.languageId === 'shellscript' && hasSbatchDirectives(doc.getText(new vscode.Range(0, 0, 400, 0)));
+    const value = !!doc && doc.languageId === 'shellscript' && parseSbatchScript(doc.getText(new vscode.Range(0, 0, 400, 0))).hasDirectives;
     if (value === last) return;
     last = value;
     void vscode.commands.executeCommand('setContext', 'firecrest.batchScript', value);

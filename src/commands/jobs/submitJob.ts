@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { JobRef } from '../../common/jobRef';
-import { parseSbatchDirectives } from '../../common/sbatchDirectives';
+import { parseSbatchScript } from '../../common/sbatch/index';
 import type { ExtensionServices } from '../../common/services';
 import type { JobsViewControl } from '../../common/viewControls';
 import type { JobSubmission } from '../../core/model';
@@ -41,7 +41,10 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
   const doc = await vscode.workspace.openTextDocument(uri);
   if (doc.isDirty && !(await doc.save())) throw new Error(`Could not save ${uri.fsPath || uri.path} before submitting.`);
   const text = doc.getText();
-  const directives = parseSbatchDirectives(text);
+  const script = parseSbatchScript(text);
+  // What the script already fixes is not asked for (and not overridden).
+  const fixed = (name: string) => script.last(name)?.value || undefined;
+  const directives = { account: fixed('account'), partition: fixed('partition'), reservation: fixed('reservation'), chdir: fixed('chdir'), jobName: fixed('job-name') };
 
   const remote = uri.scheme === FIRECREST_SCHEME ? FirecrestUri.parse(uri) : undefined;
   const profile = await pickProfile(services, args?.profile ?? remote?.profile ?? (remote ? services.connections.defaultProfileName() : undefined));

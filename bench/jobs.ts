@@ -1,0 +1,165 @@
+/**
+ * Jobs benchmark (prints a table; `npm run bench:jobs`, starts the local gateway):
+ *  1. a 10,000-job v2 listing parsed (JSON + schema + translation, the client's own code) and
+ *     turned into Jobs-tree items (model grouping + provider children + one TreeItem per job);
+ *  2. bytes fetched by the Follow Output streamer for a job writing 10 MB in 1 KB lines over about
+ *     a minute, against the bytes written;
+ *  3. requests per minute made by the Jobs refresh loop with the view hidden (and, for contrast,
+ *     visible) while a job runs, counted by the gateway.
+ * Parts 2 and 3 need FIRECREST_* (scripts/with-gateway.mjs); BENCH_PARTS=1 runs only part 1.
+ */
+import * as vscode from 'vscode';
+import { createClient, type FirecrestClient } from '../src/core/index';
+import { toJob } from '../src/core/v2/translate';
+import { JobsW } from '../src/core/v2/wire';
+import { RefreshScheduler } from '../src/common/refreshScheduler';
+import type { ConnectionService } from '../src/common/services';
+import { JobsModel } from '../src/views/jobs/jobsModel';
+import { JobsProvider } from '../src/views/jobs/jobsProvider';
+import type { JobsNode } from '../src/views/jobs/jobsNodes';
+import { OutputStreamer } from '../src/commands/jobs/outputStreamer';
+import { target } from '../test/support/target';
+
+const parts = (process.env.BENCH_PARTS ?? '1,2,3').split(',');
+const rows: [string, string, string, string][] = [];
+
+function wireListing(n: number): string {
+  const states = ['RUNNING', 'PENDING', 'COMPLETED', 'FAILED', 'CANCELLED by 1001', 'TIMEOUT'];
+  const now = Math.floor(Date.now() / 1000);
+  const jobs = [];
+  for (let i = 0; i < n; i++) {
+    const state = states[i % states.length];
+    jobs.push({
+      jobId: String(100000 + i), name: `job-${i}`,
+      status: { state, stateReason: state === 'PENDING' ? 'Priority' : 'None', exitCode: state === 'FAILED' ? 1 : 0, interruptSignal: 0 },
+      tasks: null,
+      time: { elapsed: 120, start: now - 120, end: state === 'RUNNING' || state === 'PENDING' ? null : now, suspended: 0, limit: 3600 },
+      account: i % 2 ? 'proj' : 'proj2', allocationNodes: 1, cluster: 'cluster', group: 'users', nodes: 'nid001',
+      partition: 'debug', killRequestUser: null, user: 'alice', workingDirectory: '/home/alice', priority: 1000,
+    });
+  }
+  return JSON.stringify({ jobs });
+}
+
+function fakeConnections(client?: FirecrestClient): ConnectionService {
+  const emitter = new vscode.EventEmitter<void>();
+  const profile = { name: 'bench', url: client?.profile.url ?? 'http://x', apiVersion: 'v2' as const };
+  return {
+    onDidChange: emitter.event,
+    connections: () => [{ profile, state: 'connected' }],
+    defaultProfileName: () => 'bench',
+    client: async () => client!,
+    systems: async () => client!.systems(),
+    multiProfile: false,
+  };
+}
+
+function treeItemsOnce(body: string): { parseMs: number; treeMs: number; items: number } {
+  const t0 = performance.now();
+  const jobs = (JobsW.parse(JSON.parse(body)).jobs ?? []).map(toJob);
+  const t1 = performance.now();
+  const model = new JobsModel(fakeConnections());
+  const provider = new JobsProvider(model);
+  model.replace([{ profile: 'bench', signedIn: true, canAttach: true, systems: [{ profile: 'bench', system: 'cluster', jobs }] }]);
+  let items = 0;
+  const expand = (n?: JobsNode) => {
+    for (const c of provider.getChildren(n)) {
+      provider.getTreeItem(c);
+      items++;
+      expand(c);
+    }
+  };
+  expand();
+  const t2 = performance.now();
+  return { parseMs: t1 - t0, treeMs: t2 - t1, items };
+}
+
+function part1(): void {
+  const body = wireListing(10_000);
+  for (let i = 0; i < 3; i++) treeItemsOnce(body); // warm-up (JIT)
+  const runs = Array.from({ length: 7 }, () => treeItemsOnce(body)).sort((a, b) => a.parseMs + a.treeMs - (b.parseMs + b.treeMs));
+  const med = runs[3];
+  const total = med.parseMs + med.treeMs;
+  rows.push(['10,000-job listing: parse (JSON+schema+translate)', `${med.parseMs.toFixed(1)} ms`, '', '']);
+  rows.push(['10,000-job listing: group + tree items (all expanded)', `${med.treeMs.toFixed(1)} ms`, `${med.items} items`, '']);
+  rows.push(['10,000-job listing: total (median of 7)', `${total.toFixed(1)} ms`, '< 200 ms', total < 200 ? 'PASS' : 'FAIL']);
+}
+
+async function connect(): Promise<{ client: FirecrestClient; system: string; home: string }> {
+  const t = target();
+  const client = await createClient({ profile: { name: 'bench', url: t.url, apiVersion: 'v2', tokenUrl: t.tokenUrl, clientId: t.clientId }, clientSecret: t.clientSecret });
+  return { client, system: t.system, home: `/home/${(await client.userInfo(t.system)).user.name}` };
+}
+
+async function part2(client: FirecrestClient, system: string, home: string): Promise<void> {
+  // 60 bursts of 171 lines x 1 KiB, one per second: ~10 MB in about a minute.
+  const script = `#!/bin/bash
+#SBATCH --job-name=bench-follow
+#SBATCH --time=00:10:00
+L=$(head -c 1023 /dev/zero | tr '\\0' a)
+for s in $(seq 1 60); do for j in $(seq 1 171); do printf '%s\\n' "$L"; done; sleep 1; done
+`;
+  const jobId = await client.submitJob(system, { script, workingDirectory: home, partition: 'debug' });
+  const path = `${home}/slurm-${jobId}.out`;
+  let received = 0;
+  const ctl = new AbortController();
+  const streamer = new OutputStreamer({ client, system, jobId, path, signal: ctl.signal, chunkBytes: 512 * 1024, write: (s) => (received += Buffer.byteLength(s)) });
+  const t0 = performance.now();
+  const result = await streamer.run();
+  const secs = (performance.now() - t0) / 1000;
+  const size = (await client.stat(system, path)).size;
+  const ratio = streamer.stats.bytesFetched / size;
+  rows.push(['Follow Output: bytes written by the job', `${size}`, `${(size / 1048576).toFixed(2)} MiB`, '']);
+  rows.push(['Follow Output: bytes fetched / received', `${streamer.stats.bytesFetched} / ${received}`, `${streamer.stats.requests} requests in ${secs.toFixed(0)} s`, received === size ? 'all bytes' : 'MISSING BYTES']);
+  rows.push(['Follow Output: fetched / written', ratio.toFixed(3), '<= 1.1', ratio <= 1.1 && result.reason === 'ended' ? 'PASS' : 'FAIL']);
+  await client.remove(system, path).catch(() => undefined);
+}
+
+async function adminStats(path: string, method = 'GET'): Promise<{ requests: number }> {
+  const gw = target().gateway;
+  if (!gw?.admin) throw new Error('part 3 needs the local gateway (FIRECREST_GATEWAY)');
+  const res = await fetch(`${gw.admin.replace(/\/+$/, '')}${path}`, { method, headers: { authorization: `Bearer ${gw.adminToken}` } });
+  return method === 'GET' ? ((await res.json()) as { requests: number }) : { requests: 0 };
+}
+
+async function part3(client: FirecrestClient, system: string, home: string): Promise<void> {
+  const seconds = Number(process.env.BENCH_HIDDEN_SECONDS ?? 30);
+  const jobId = await client.submitJob(system, { script: '#!/bin/bash\nsleep 600\n', workingDirectory: home, partition: 'debug', name: 'bench-idle' });
+  await new Promise((r) => setTimeout(r, 3000)); // let the scheduler list and start it
+  const model = new JobsModel(fakeConnections(client));
+  const scheduler = new RefreshScheduler({ run: (_r, signal) => model.load(signal) });
+  try {
+    for (const visible of [false, true]) {
+      scheduler.setVisible(visible);
+      if (visible) scheduler.request('manual');
+      await new Promise((r) => setTimeout(r, 1500)); // let the first load settle before counting
+      await adminStats('/stats/reset', 'POST');
+      await new Promise((r) => setTimeout(r, seconds * 1000));
+      const perMin = ((await adminStats('/stats')).requests * 60) / seconds;
+      rows.push([`Jobs refresh, view ${visible ? 'visible' : 'hidden'}, a job running`, `${perMin.toFixed(1)} req/min`, visible ? '(contrast)' : 'target 0', visible ? '' : perMin === 0 ? 'PASS' : 'FAIL']);
+      scheduler.setVisible(false);
+    }
+  } finally {
+    scheduler.dispose();
+    await client.cancelJob(system, jobId).catch(() => undefined);
+  }
+}
+
+async function main(): Promise<void> {
+  if (parts.includes('1')) part1();
+  if (parts.includes('2') || parts.includes('3')) {
+    const { client, system, home } = await connect();
+    try {
+      if (parts.includes('2')) await part2(client, system, home);
+      if (parts.includes('3')) await part3(client, system, home);
+    } finally {
+      await client.dispose();
+    }
+  }
+  console.log('| measure | value | detail | result |');
+  console.log('|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+  if (rows.some((r) => r[3] === 'FAIL' || r[3] === 'MISSING BYTES')) process.exitCode = 1;
+}
+
+void main();
