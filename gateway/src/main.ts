@@ -149,6 +149,7 @@ async function main(): Promise<void> {
   const kind = [...systems.values()][0]?.scheduler.kind ?? 'local';
   process.stdout.write(`${JSON.stringify({
     v2: `${origin}/v2`,
+    v1: `${origin}/v1`,
     tokenUrl: `${origin}/auth/token`,
     clientId: first.clientId,
     clientSecret: first.clientSecret,

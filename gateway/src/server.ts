@@ -22,6 +22,7 @@ import type { V2Deps } from './v2/context';
 import { opsRoutes } from './v2/ops';
 import { statusRoutes } from './v2/status';
 import { transferRoutes } from './v2/transfer';
+import { registerV1 } from './v1/index';
 
 export interface ServerDeps {
   v2: V2Deps;
@@ -142,5 +143,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   await app.register(async (i) => tokenRoute(i, { tokens: deps.tokens, clients: deps.users.clients, lifetimeSeconds: () => deps.runtime.tokenLifetimeSeconds }));
   await app.register(async (i) => adminRoutes(i, deps), { prefix: '/_admin' });
   await app.register(v2Api(deps, index), { prefix: '/v2' });
+  // API v1 under /v1 (own token answers and error bodies) and the staging store under /s3.
+  await registerV1(app, deps);
   return app;
 }

@@ -1,0 +1,49 @@
+/**
+ * Streams between the staging store and the cluster file system through a process running as the
+ * user (argv only), so permissions and ownership are the user's and no file is held in memory.
+ */
+import { spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { asUserPrefix, userEnv } from '../exec';
+import type { UnixUser } from '../users';
+
+interface Child {
+  stdout: Readable;
+  /** Resolves once the process ended: its exit status and stderr text. */
+  done: Promise<{ code: number; stderr: string }>;
+  kill: () => void;
+}
+
+function start(user: UnixUser, argv: string[]): Child & { stdin: NodeJS.WritableStream } {
+  const full = [...asUserPrefix(user), ...argv];
+  const child = spawn(full[0], full.slice(1), { cwd: user.home, env: userEnv(user), stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (s: string) => { if (stderr.length < 4096) stderr += s; });
+  const done = new Promise<{ code: number; stderr: string }>((resolve) => {
+    child.on('error', (e) => resolve({ code: 127, stderr: e.message }));
+    child.on('close', (code) => resolve({ code: code ?? 1, stderr: stderr.trim() }));
+  });
+  return { stdout: child.stdout, stdin: child.stdin, done, kill: () => child.kill('SIGKILL') };
+}
+
+/** A stream of `path`'s bytes read by the user (`cat`); `done` reports whether the read succeeded. */
+export function readAsUser(user: UnixUser, path: string): Child {
+  const c = start(user, ['cat', '--', path]);
+  c.stdin.end();
+  return c;
+}
+
+/** Writes `source` to `path` as the user (`dd`); rejects with the tool's error text. */
+export async function writeAsUser(user: UnixUser, path: string, source: Readable): Promise<void> {
+  const c = start(user, ['dd', `of=${path}`, 'bs=1M', 'status=none']);
+  c.stdout.resume();
+  try {
+    await pipeline(source, c.stdin);
+  } catch {
+    // dd failing to open the target closes its stdin early; its own message is the better one.
+  }
+  const { code, stderr } = await c.done;
+  if (code !== 0) throw new Error(stderr || `dd exited with status ${code}`);
+}
