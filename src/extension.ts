@@ -28,6 +28,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   const connections = new Connections(context.secrets, log.withTag('connections'), log.secrets, createClientFactory());
   context.subscriptions.push(connections);
   await connections.reload();
+  // Only under `npm start` (the variable is unset otherwise): the connection must exist before a
+  // firecrest:// workspace folder or a view asks for it.
+  await importBootstrap(process.env[BOOTSTRAP_ENV], connections, log.withTag('bootstrap')).catch((e: unknown) =>
+    log.warn(`bootstrap import failed: ${e instanceof Error ? e.message : String(e)}`),
+  );
 
   const statusBar = new ConnectionStatusBar(connections, 'firecrest.showLog');
   context.subscriptions.push(statusBar, new ConnectionContextKeys(connections));
@@ -44,7 +49,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
 
   const activationMs = performance.now() - started;
   log.debug(`activated in ${activationMs.toFixed(1)} ms`);
-  const ready = startUp(connections, log);
+  const ready = startUp(connections);
   return {
     connections,
     statusBarText: () => statusBar.text,
@@ -57,14 +62,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   };
 }
 
-/** After activation: import the `npm start` bootstrap, then connect the signed-in profiles once. */
-async function startUp(connections: Connections, log: OutputLog): Promise<void> {
+/** After activation, off its critical path: connect the signed-in profiles once. */
+async function startUp(connections: Connections): Promise<void> {
   await new Promise((r) => setTimeout(r, 0));
-  try {
-    await importBootstrap(process.env[BOOTSTRAP_ENV], connections, log.withTag('bootstrap'));
-  } catch (e) {
-    log.warn(`bootstrap import failed: ${e instanceof Error ? e.message : String(e)}`);
-  }
   // Signed-in profiles show "connecting" until their first client exists; make that true now.
   const pending = connections.connections().filter((c) => c.state === 'connecting');
   await Promise.allSettled(pending.map((c) => connections.client(c.profile.name)));
