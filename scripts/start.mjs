@@ -78,12 +78,16 @@ try {
   const env = { ...process.env, FIRECREST_BOOTSTRAP: bootstrap };
   const workspace = join(state, 'workspace');
   mkdirSync(workspace, { recursive: true });
+  // The window opens on the remote home itself (the extension's firecrest:// file system);
+  // --local-folder opens an empty local folder instead.
+  const remoteHome = `firecrest://${info.systems[0]}/home/${info.user}`;
+  const remote = !argv.includes('--local-folder');
 
   const desktop = !argv.includes('--web') && onPath('code');
   if (desktop) {
     say('opening VS Code with the extension (close the window or press Ctrl-C to stop)');
     const code = spawn('code', ['--wait', '--new-window', '--user-data-dir', join(state, 'vscode-user'), '--password-store=basic',
-      `--extensionDevelopmentPath=${repoRoot}`, workspace], { stdio: 'inherit', env });
+      `--extensionDevelopmentPath=${repoRoot}`, ...(remote ? ['--folder-uri', remoteHome] : [workspace])], { stdio: 'inherit', env });
     cleanups.push(() => { if (code.exitCode === null) code.kill('SIGTERM'); });
     code.on('exit', () => void stopAll(0));
   } else {
@@ -94,10 +98,10 @@ try {
     const port = opt('--port', process.env.PORT);
     const cs = await startCodeServer({ entry, root, workspace, env, port: port ? Number(port) : undefined });
     cleanups.push(cs.stop);
-    const url = workbenchUrl(cs.url, { folder: workspace });
+    const url = workbenchUrl(cs.url, { folder: remote ? remoteHome : workspace });
     say('VS Code is ready. Open this URL in a browser on this machine (Ctrl-C stops everything):');
     console.log(`\n  ${url}\n`);
-    say(`the FirecREST view is in the activity bar; the connection is "${DEMO_PROFILE}". hello.sbatch is in your remote home.`);
+    say(`the FirecREST view is in the activity bar; the connection is "${DEMO_PROFILE}". hello.sbatch is in your remote home${remote ? ', open in the Explorer' : ''}.`);
   }
 } catch (e) {
   console.error(`[start] ${e instanceof Error ? e.message : String(e)}`);

@@ -37,6 +37,8 @@ const DEFAULT_SETTINGS = {
   'workbench.tips.enabled': false,
   'workbench.enableExperiments': false,
   'update.mode': 'none',
+  // npm start's local folder sits inside this repository: no "open the parent repository?" toast.
+  'git.openRepositoryInParentFolders': 'never',
 };
 
 /**
