@@ -165,7 +165,7 @@ void describe('transfer: refusals', () => {
 
 void describe('transfer job scripts (generated text, run through bash)', () => {
   void it('quote every hostile word so the command receives it unchanged', () => {
-    const words = [...HOSTILE, '', ' ', "'", "''", '\\', '"$HOME"', '$((1+1))', '!!', 'a\nb\r\nc'];
+    const words = [...HOSTILE, '', ' ', "'", "''", '\\', '"$HOME"', '$((1+1))', '!!', 'a\nb\r\nc', 'A=1', '{a,b}', '#', '&&', '>out'];
     const script = transferScript('copy', ['#SBATCH --partition=xfer'], ['printf', '%s\\0', ...words]);
     const r = spawnSync('bash', ['-c', script], { encoding: 'utf8', cwd: '/tmp' });
     assert.equal(r.status, 0, r.stderr);

@@ -4,7 +4,8 @@
  */
 export function shellQuote(word: string): string {
   if (word.includes('\0')) throw new Error('a shell word cannot contain a NUL character');
-  if (/^[A-Za-z0-9_./=:,+@%-]+$/.test(word)) return word;
+  // Plain words stay bare so scripts read well; `=` is not plain (a first word `a=b` is an assignment).
+  if (/^[A-Za-z0-9_./:,+@%-]+$/.test(word)) return word;
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
