@@ -1,0 +1,157 @@
+/**
+ * The Job Accounting panel's host side: answers the webview's queries through
+ * `FirecrestApi.accounting`, exports CSV through a save dialog, and hands job clicks to the
+ * existing job commands. One panel at a time (see `AccountingPanels`).
+ */
+import * as vscode from 'vscode';
+import { UnauthorizedError, isCancellation } from '../../core/errors';
+import type { ExtensionServices } from '../../common/services';
+import { WebviewPanelHost, type PanelDescriptor } from '../panelHost';
+import type { AccountingConnection, AccountingForm, AccountingRow, AccountingToHost, AccountingToWebview } from '../protocol';
+import { toCsv } from './csv';
+import { accountingToHost } from './messages';
+import { matchesForm, toAccountingQuery, toRow } from './query';
+
+export const ACCOUNTING_VIEW_TYPE = 'firecrest.accounting';
+
+export const ACCOUNTING_PANEL: PanelDescriptor = {
+  viewType: ACCOUNTING_VIEW_TYPE,
+  title: 'Job Accounting',
+  bundle: 'webview-accounting.js',
+  styles: ['media/webviews/accounting.css'],
+};
+
+type Results = Extract<AccountingToWebview, { type: 'results' }>;
+
+export class AccountingPanel extends WebviewPanelHost<AccountingToHost, AccountingToWebview> {
+  private preset: Partial<AccountingForm> | undefined;
+  private inFlight: AbortController | undefined;
+  /** The last answer, kept for export and job clicks (the webview sends ids, not data). */
+  private last: Results | undefined;
+  /** Where an export goes; a seam so host tests can answer the dialog. */
+  pickSaveUri: (suggested: vscode.Uri) => Thenable<vscode.Uri | undefined> = (defaultUri) =>
+    vscode.window.showSaveDialog({ defaultUri, filters: { CSV: ['csv'] }, title: 'Export job accounting' });
+
+  constructor(panel: vscode.WebviewPanel, private readonly services: ExtensionServices, preset?: Partial<AccountingForm>) {
+    super(panel, services.context.extensionUri, ACCOUNTING_PANEL, accountingToHost, services.log.withTag('accounting'));
+    this.preset = preset;
+    this._register(services.connections.onDidChange(() => this.isReady && void this.sendInit()));
+    this._register({ dispose: () => this.inFlight?.abort() });
+  }
+
+  /** Pre-selects a system (from a tree node or a command argument) in an open panel. */
+  async select(preset: Partial<AccountingForm>): Promise<void> {
+    this.preset = preset;
+    if (this.isReady) await this.sendInit();
+  }
+
+  get lastResults(): Results | undefined {
+    return this.last;
+  }
+
+  protected override async onReady(): Promise<void> {
+    await this.sendInit();
+  }
+
+  private async sendInit(): Promise<void> {
+    const preset = this.preset;
+    this.preset = undefined;
+    await this.post({ type: 'init', connections: await this.connectionChoices(), preset });
+  }
+
+  private async connectionChoices(): Promise<AccountingConnection[]> {
+    const conns = this.services.connections.connections();
+    return Promise.all(
+      conns.map(async (c): Promise<AccountingConnection> => {
+        const profile = c.profile.name;
+        if (c.state === 'signed-out') return { profile, signedIn: false, systems: [] };
+        try {
+          const systems = await this.services.connections.systems(profile);
+          return { profile, signedIn: true, systems: systems.map((s) => s.name) };
+        } catch (e) {
+          return { profile, signedIn: !(e instanceof UnauthorizedError), systems: [], error: e instanceof Error ? e.message : String(e) };
+        }
+      }),
+    );
+  }
+
+  protected override async handle(m: AccountingToHost): Promise<void> {
+    switch (m.type) {
+      case 'query':
+        return this.query(m.requestId, m.form);
+      case 'export':
+        return this.exportCsv(m.requestId, m.ids);
+      case 'openJob':
+        return this.openJob(m.id, m.what);
+      case 'command':
+        await vscode.commands.executeCommand(m.command === 'addConnection' ? 'firecrest.addConnection' : 'firecrest.signIn');
+        return;
+      case 'rendered':
+        this.log.debug(`webview drew ${m.rows} row(s) for request ${m.requestId}`);
+        return;
+      case 'ready':
+        return;
+    }
+  }
+
+  private async query(requestId: number, form: AccountingForm): Promise<void> {
+    // A newer query supersedes the one still running.
+    this.inFlight?.abort();
+    const ctl = new AbortController();
+    this.inFlight = ctl;
+    const conns = this.services.connections.connections();
+    const conn = conns.find((c) => c.profile.name === form.profile);
+    if (!conn) {
+      const message = conns.length ? `There is no connection named "${form.profile}".` : 'No FirecREST connection is configured.';
+      return this.post({ type: 'failed', requestId, failure: 'noConnection', message });
+    }
+    if (conn.state === 'signed-out') {
+      return this.post({ type: 'failed', requestId, failure: 'signedOut', message: `You are signed out of "${form.profile}".` });
+    }
+    try {
+      const query = toAccountingQuery(form);
+      const client = await this.services.connections.client(form.profile);
+      const started = Date.now();
+      const jobs = await client.accounting(form.system, { ...query, signal: ctl.signal });
+      const rows: AccountingRow[] = jobs.filter((j) => matchesForm(j, form)).map(toRow);
+      this.log.info(`${form.profile}/${form.system}: ${rows.length} of ${jobs.length} job(s) in ${Date.now() - started} ms`);
+      this.last = { type: 'results', requestId, profile: form.profile, system: form.system, rows, queriedAt: Date.now() };
+      await this.post(this.last);
+    } catch (e) {
+      if (isCancellation(e) && ctl.signal.aborted) return;
+      const message = e instanceof Error ? e.message : String(e);
+      this.log.warn(`accounting query on ${form.profile}/${form.system} failed: ${message}`);
+      await this.post({ type: 'failed', requestId, failure: e instanceof UnauthorizedError ? 'signedOut' : 'api', message });
+    } finally {
+      if (this.inFlight === ctl) this.inFlight = undefined;
+    }
+  }
+
+  private async exportCsv(requestId: number, ids: string[]): Promise<void> {
+    const last = this.last;
+    if (!last) return this.post({ type: 'exported', requestId, error: 'There are no results to export yet.' });
+    const byId = new Map(last.rows.map((r) => [r.id, r]));
+    const rows = ids.map((id) => byId.get(id)).filter((r): r is AccountingRow => !!r);
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? this.services.context.globalStorageUri;
+    const day = new Date().toISOString().slice(0, 10);
+    const target = await this.pickSaveUri(vscode.Uri.joinPath(folder, `accounting-${last.system}-${day}.csv`));
+    if (!target) return this.post({ type: 'exported', requestId });
+    try {
+      await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(toCsv(rows)));
+      this.log.info(`exported ${rows.length} row(s) to ${target.toString(true)}`);
+      await this.post({ type: 'exported', requestId, path: target.scheme === 'file' ? target.fsPath : target.toString(true) });
+    } catch (e) {
+      await this.post({ type: 'exported', requestId, error: e instanceof Error ? e.message : String(e) });
+    }
+  }
+
+  private async openJob(id: string, what: 'details' | 'output'): Promise<void> {
+    const last = this.last;
+    if (!last?.rows.some((r) => r.id === id)) {
+      this.log.warn(`openJob: job ${id} is not in the last results`);
+      return;
+    }
+    const ref = { profile: last.profile, system: last.system, jobId: id };
+    await vscode.commands.executeCommand(what === 'details' ? 'firecrest.showJobDetails' : 'firecrest.openJobOutput', ref);
+  }
+}

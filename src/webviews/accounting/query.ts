@@ -1,0 +1,81 @@
+/**
+ * From the form to the API and back: the time window of a preset, the AccountingQuery, the
+ * filters the API has no parameter for (state, partition), and the rows the table shows.
+ * Pure functions: unit tests run them without VS Code.
+ */
+import type { AccountingQuery } from '../../core/api';
+import type { Job } from '../../core/model';
+import type { AccountingForm, AccountingRow } from '../protocol';
+
+const DAY = 86_400;
+
+/** Local midnight of a `YYYY-MM-DD` day, in epoch seconds. */
+function localDay(day: string): number {
+  const [y, m, d] = day.split('-').map(Number);
+  return Math.floor(new Date(y, m - 1, d).getTime() / 1000);
+}
+
+/** The window a form asks for, epoch seconds; `now` is a parameter so tests can fix it. */
+export function timeWindow(form: AccountingForm, now = Date.now()): { start: number; end?: number } {
+  const nowS = Math.floor(now / 1000);
+  switch (form.range) {
+    case 'today': {
+      const d = new Date(now);
+      return { start: Math.floor(new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime() / 1000) };
+    }
+    case '7d':
+      return { start: nowS - 7 * DAY };
+    case '30d':
+      return { start: nowS - 30 * DAY };
+    case 'custom': {
+      const start = form.from ? localDay(form.from) : nowS - 7 * DAY;
+      // `to` is inclusive: the whole day.
+      const end = form.to ? localDay(form.to) + DAY - 1 : undefined;
+      if (end !== undefined && end < start) throw new RangeError(`The range ends (${form.to}) before it starts (${form.from}).`);
+      return { start, end };
+    }
+  }
+}
+
+export function jobIdList(s: string): string[] {
+  return s.split(/[\s,;]+/).map((x) => x.trim()).filter(Boolean);
+}
+
+export function toAccountingQuery(form: AccountingForm, now = Date.now()): AccountingQuery {
+  const w = timeWindow(form, now);
+  const ids = jobIdList(form.jobIds);
+  return {
+    startTime: w.start,
+    endTime: w.end,
+    jobIds: ids.length ? ids : undefined,
+    allUsers: form.allUsers || undefined,
+    account: form.account.trim() || undefined,
+    name: form.name.trim() || undefined,
+  };
+}
+
+/** Filters the API cannot apply (no state or partition parameter on either version). */
+export function matchesForm(job: Job, form: AccountingForm): boolean {
+  if (form.state && job.stateClass !== form.state) return false;
+  const partition = form.partition.trim();
+  if (partition && !(job.partition ?? '').split(',').includes(partition)) return false;
+  return true;
+}
+
+export function toRow(j: Job): AccountingRow {
+  return {
+    id: j.id,
+    name: j.name,
+    state: j.state,
+    stateClass: j.stateClass,
+    partition: j.partition,
+    account: j.account,
+    user: j.user,
+    nodes: j.nodeCount,
+    submit: j.submitTime,
+    start: j.startTime,
+    end: j.endTime,
+    elapsed: j.elapsedSeconds,
+    exitCode: j.exitCode,
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * `firecrest.jobAccounting`: opens (or reveals) the one Job Accounting panel, from the palette or a
+ * system node of the Systems tree, and restores it after a window reload.
+ */
+import * as vscode from 'vscode';
+import type { ExtensionServices } from '../../common/services';
+import type { AccountingForm } from '../protocol';
+import { webviewOptions } from '../panelHost';
+import { ACCOUNTING_PANEL, ACCOUNTING_VIEW_TYPE, AccountingPanel } from './accountingPanel';
+
+/** `{system, profile}` or a Systems tree node (`{kind: 'system', profile, system: {name}}`). */
+export function presetFromArg(arg: unknown): Partial<AccountingForm> | undefined {
+  if (!arg || typeof arg !== 'object') return undefined;
+  const o = arg as { profile?: unknown; system?: unknown };
+  const system = typeof o.system === 'string' ? o.system : o.system && typeof o.system === 'object' ? (o.system as { name?: unknown }).name : undefined;
+  if (typeof system !== 'string') return undefined;
+  return { system, ...(typeof o.profile === 'string' ? { profile: o.profile } : {}) };
+}
+
+class AccountingPanels implements vscode.WebviewPanelSerializer {
+  current: AccountingPanel | undefined;
+
+  constructor(private readonly services: ExtensionServices) {}
+
+  async open(arg?: unknown): Promise<AccountingPanel> {
+    const preset = presetFromArg(arg);
+    if (this.current) {
+      this.current.panel.reveal();
+      if (preset) await this.current.select(preset);
+      return this.current;
+    }
+    const panel = vscode.window.createWebviewPanel(ACCOUNTING_VIEW_TYPE, ACCOUNTING_PANEL.title, vscode.ViewColumn.Active, webviewOptions(this.services.context.extensionUri));
+    return this.adopt(panel, preset);
+  }
+
+  async deserializeWebviewPanel(panel: vscode.WebviewPanel): Promise<void> {
+    // The webview restores its form and results from its own saved state.
+    this.adopt(panel);
+  }
+
+  private adopt(panel: vscode.WebviewPanel, preset?: Partial<AccountingForm>): AccountingPanel {
+    this.current?.dispose();
+    panel.iconPath = vscode.Uri.joinPath(this.services.context.extensionUri, 'media', 'firecrest.svg');
+    const host = new AccountingPanel(panel, this.services, preset);
+    this.current = host;
+    host.onDidDispose(() => {
+      if (this.current === host) this.current = undefined;
+    });
+    return host;
+  }
+
+  dispose(): void {
+    this.current?.dispose();
+  }
+}
+
+export function registerAccounting(services: ExtensionServices): vscode.Disposable {
+  const log = services.log.withTag('accounting');
+  const panels = new AccountingPanels(services);
+  const disposables: vscode.Disposable[] = [
+    panels,
+    vscode.window.registerWebviewPanelSerializer(ACCOUNTING_VIEW_TYPE, panels),
+    vscode.commands.registerCommand('firecrest.jobAccounting', async (arg?: unknown) => {
+      try {
+        await panels.open(arg);
+      } catch (e) {
+        // Feature folders do not import src/commands: this is the same report, kept local.
+        const message = e instanceof Error ? e.message : String(e);
+        log.error(`firecrest.jobAccounting: ${message}`);
+        void vscode.window.showErrorMessage(message);
+      }
+    }),
+  ];
+  if (services.context.extensionMode !== vscode.ExtensionMode.Production) {
+    // Host tests drive the real panel through this handle (same extension host: no serialisation).
+    disposables.push(vscode.commands.registerCommand('firecrest.test.accountingPanel', () => panels.current));
+  }
+  return vscode.Disposable.from(...disposables);
+}

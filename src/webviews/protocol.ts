@@ -1,0 +1,84 @@
+/**
+ * The messages between the extension host and the webviews, one union per direction and panel.
+ * `webview-ui/` imports this file with `import type` only, so nothing here may be a runtime value
+ * the browser bundle would need. The host validates every inbound message against the zod schemas
+ * in `accounting/messages.ts`, which are checked against these types at compile time.
+ *
+ * Conventions: the webview sends `ready` once its script runs; the host answers with its initial
+ * state. Requests carry a `requestId` chosen by the webview; every response carries the id it
+ * answers, so a late answer to an older request can be recognised and dropped.
+ */
+
+/** Preset time ranges of the accounting form; `custom` uses `from`/`to` (YYYY-MM-DD, local days). */
+export type AccountingRange = 'today' | '7d' | '30d' | 'custom';
+
+/** The accounting form exactly as the user filled it in (kept in webview state across hides). */
+export interface AccountingForm {
+  profile: string;
+  system: string;
+  range: AccountingRange;
+  from: string;
+  to: string;
+  /** Comma- or space-separated job ids; empty for all. */
+  jobIds: string;
+  /** A JobStateClass (`completed`, `failed`, ...) or empty for all. */
+  state: string;
+  account: string;
+  partition: string;
+  name: string;
+  allUsers: boolean;
+}
+
+/** One job of the result table: the columns only, times as epoch seconds. */
+export interface AccountingRow {
+  id: string;
+  name: string;
+  state: string;
+  stateClass: 'pending' | 'running' | 'completed' | 'failed' | 'cancelled' | 'other';
+  partition?: string;
+  account?: string;
+  user?: string;
+  nodes?: number;
+  submit?: number;
+  start?: number;
+  end?: number;
+  elapsed?: number;
+  exitCode?: number;
+}
+
+/** A connection the form can query, with its systems (empty when signed out or unreachable). */
+export interface AccountingConnection {
+  profile: string;
+  signedIn: boolean;
+  systems: string[];
+  /** Why `systems` is empty, user-readable. */
+  error?: string;
+}
+
+/** Why a query produced no table. */
+export type AccountingFailure = 'noConnection' | 'signedOut' | 'api';
+
+export type AccountingToWebview =
+  | { type: 'init'; connections: AccountingConnection[]; preset?: Partial<AccountingForm> }
+  | { type: 'results'; requestId: number; profile: string; system: string; rows: AccountingRow[]; queriedAt: number }
+  | { type: 'failed'; requestId: number; failure: AccountingFailure; message: string }
+  | { type: 'exported'; requestId: number; path?: string; error?: string };
+
+export type AccountingToHost =
+  | { type: 'ready' }
+  | { type: 'query'; requestId: number; form: AccountingForm }
+  /** CSV of these rows, in this order (the table's current sort and filter). */
+  | { type: 'export'; requestId: number; ids: string[] }
+  | { type: 'openJob'; id: string; what: 'details' | 'output' }
+  | { type: 'command'; command: 'addConnection' | 'signIn' }
+  /** The webview drew the table for a results message (lets the host, and its tests, know it arrived). */
+  | { type: 'rendered'; requestId: number; rows: number };
+
+/** What the accounting webview keeps through `vscode.getState()` / `setState()`. */
+export interface AccountingViewState {
+  form: AccountingForm;
+  results?: Extract<AccountingToWebview, { type: 'results' }>;
+  sort: { column: keyof AccountingRow; descending: boolean };
+  filter: string;
+  page: number;
+}

@@ -1,0 +1,94 @@
+/**
+ * The two charts as plain SVG: jobs over time stacked by state, and node-hours by partition.
+ * Colours come from CSS classes bound to the editor's `--vscode-charts-*` variables (see
+ * accounting.css), so they follow the theme; each chart has a title and a text description.
+ */
+import type { AccountingRow } from '../../src/webviews/protocol';
+import { svg } from '../shared/dom';
+import { STATE_ORDER, formatHours, jobsOverTime, nodeHoursBy } from './stats';
+
+const W = 560;
+const H = 200;
+const PAD = { left: 36, right: 8, top: 8, bottom: 28 };
+let ids = 0;
+
+function frame(title: string, description: string): { root: SVGSVGElement } {
+  const id = `chart-${++ids}`;
+  const root = svg<SVGSVGElement>('svg', {
+    viewBox: `0 0 ${W} ${H}`,
+    class: 'chart',
+    role: 'img',
+    'aria-labelledby': `${id}-title ${id}-desc`,
+    preserveAspectRatio: 'xMinYMin meet',
+  });
+  root.append(svg('title', { id: `${id}-title` }, title), svg('desc', { id: `${id}-desc` }, description));
+  return { root };
+}
+
+/** Round axis maximum with 4 ticks. */
+function niceMax(v: number): number {
+  if (v <= 4) return 4;
+  const pow = 10 ** Math.floor(Math.log10(v));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * pow).find((s) => s * 4 >= v) ?? 10 * pow;
+  return step * 4;
+}
+
+function yAxis(root: SVGSVGElement, max: number, format: (v: number) => string): void {
+  const h = H - PAD.top - PAD.bottom;
+  for (let i = 0; i <= 4; i++) {
+    const y = PAD.top + h - (h * i) / 4;
+    root.append(svg('line', { x1: PAD.left, x2: W - PAD.right, y1: y, y2: y, class: 'grid' }));
+    root.append(svg('text', { x: PAD.left - 4, y: y + 4, class: 'axis', 'text-anchor': 'end' }, format((max * i) / 4)));
+  }
+}
+
+export function jobsOverTimeChart(rows: AccountingRow[]): SVGSVGElement {
+  const { unit, buckets } = jobsOverTime(rows);
+  const label = (t: number) => {
+    const d = new Date(t * 1000);
+    return unit === 'hour' ? `${String(d.getHours()).padStart(2, '0')}:00` : `${d.getMonth() + 1}/${d.getDate()}`;
+  };
+  const busiest = [...buckets].sort((a, b) => b.total - a.total)[0];
+  const description = buckets.length
+    ? `${rows.length} jobs in ${buckets.length} ${unit}s; busiest ${unit} ${label(busiest.start)} with ${busiest.total} jobs.`
+    : 'No jobs with a submit time.';
+  const { root } = frame(`Jobs per ${unit} by state`, description);
+  const max = niceMax(Math.max(0, ...buckets.map((b) => b.total)));
+  yAxis(root, max, (v) => (Number.isInteger(v) ? String(v) : v.toFixed(1)));
+  const plotW = W - PAD.left - PAD.right;
+  const plotH = H - PAD.top - PAD.bottom;
+  const slot = plotW / Math.max(1, buckets.length);
+  const barW = Math.max(2, slot * 0.7);
+  const labelEvery = Math.ceil(buckets.length / 8);
+  buckets.forEach((b, i) => {
+    const x = PAD.left + i * slot + (slot - barW) / 2;
+    let y = PAD.top + plotH;
+    for (const state of STATE_ORDER) {
+      const n = b.counts.get(state) ?? 0;
+      if (!n) continue;
+      const hgt = (n / max) * plotH;
+      y -= hgt;
+      root.append(svg('rect', { x, y, width: barW, height: hgt, class: `bar state-${state}` }, svg('title', {}, `${label(b.start)}: ${n} ${state}`)));
+    }
+    if (i % labelEvery === 0) root.append(svg('text', { x: x + barW / 2, y: H - PAD.bottom + 16, class: 'axis', 'text-anchor': 'middle' }, label(b.start)));
+  });
+  return root;
+}
+
+export function nodeHoursChart(rows: AccountingRow[]): SVGSVGElement {
+  const parts = nodeHoursBy(rows, 'partition').slice(0, 12);
+  const description = parts.length ? parts.map((p) => `${p.key}: ${formatHours(p.hours)} node-hours`).join('; ') : 'No node-hours.';
+  const { root } = frame('Node-hours by partition', description);
+  const max = Math.max(...parts.map((p) => p.hours), 0) || 1;
+  const rowH = Math.min(28, (H - PAD.top - 8) / Math.max(1, parts.length));
+  const labelW = 110;
+  const plotW = W - labelW - 70;
+  parts.forEach((p, i) => {
+    const y = PAD.top + i * rowH;
+    const w = Math.max(1, (p.hours / max) * plotW);
+    root.append(svg('text', { x: labelW - 6, y: y + rowH * 0.65, class: 'axis label', 'text-anchor': 'end' }, p.key));
+    root.append(svg('rect', { x: labelW, y: y + rowH * 0.15, width: w, height: rowH * 0.7, class: 'bar partition' }, svg('title', {}, `${p.key}: ${formatHours(p.hours)} node-hours, ${p.jobs} jobs`)));
+    root.append(svg('text', { x: labelW + w + 6, y: y + rowH * 0.65, class: 'axis' }, formatHours(p.hours)));
+  });
+  return root;
+}

@@ -1,0 +1,111 @@
+/**
+ * The results table: sortable by any column (header buttons, aria-sort), filtered by free text,
+ * paged on the client. Rows are focusable; Enter or a click opens the job's details, `o` its
+ * output, arrow keys move between rows.
+ */
+import type { AccountingRow } from '../../src/webviews/protocol';
+import { el, replace } from '../shared/dom';
+import { formatElapsed, formatTime } from './stats';
+
+export const PAGE_SIZE = 100;
+
+type Column = { key: keyof AccountingRow; label: string; numeric?: boolean; format?: (r: AccountingRow) => string };
+
+const COLUMNS: Column[] = [
+  { key: 'id', label: 'Job ID', numeric: true },
+  { key: 'name', label: 'Name' },
+  { key: 'state', label: 'State' },
+  { key: 'partition', label: 'Partition' },
+  { key: 'account', label: 'Account' },
+  { key: 'nodes', label: 'Nodes', numeric: true },
+  { key: 'submit', label: 'Submit', format: (r) => formatTime(r.submit) },
+  { key: 'start', label: 'Start', format: (r) => formatTime(r.start) },
+  { key: 'end', label: 'End', format: (r) => formatTime(r.end) },
+  { key: 'elapsed', label: 'Elapsed', numeric: true, format: (r) => formatElapsed(r.elapsed) },
+  { key: 'exitCode', label: 'Exit', numeric: true },
+];
+
+export interface TableView {
+  sort: { column: keyof AccountingRow; descending: boolean };
+  filter: string;
+  page: number;
+}
+
+function compare(a: AccountingRow, b: AccountingRow, key: keyof AccountingRow): number {
+  const x = a[key];
+  const y = b[key];
+  if (x === y) return 0;
+  // Missing values sort last whatever the direction, as in sacct's empty fields.
+  if (x === undefined || x === '') return 1;
+  if (y === undefined || y === '') return -1;
+  if (key === 'id') return Number(x) - Number(y) || String(x).localeCompare(String(y));
+  return typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y), undefined, { numeric: true });
+}
+
+/** Rows as the table shows them (filter and sort applied, all pages). */
+export function visibleRows(rows: AccountingRow[], view: TableView): AccountingRow[] {
+  const needle = view.filter.trim().toLowerCase();
+  const hit = (r: AccountingRow) =>
+    !needle || [r.id, r.name, r.state, r.partition, r.account, r.user, r.exitCode].some((v) => v !== undefined && String(v).toLowerCase().includes(needle));
+  const dir = view.sort.descending ? -1 : 1;
+  return rows.filter(hit).sort((a, b) => {
+    const c = compare(a, b, view.sort.column);
+    // Keep "missing last" in both directions.
+    return a[view.sort.column] === undefined || b[view.sort.column] === undefined ? c : c * dir;
+  });
+}
+
+export function renderTable(
+  host: HTMLElement,
+  rows: AccountingRow[],
+  view: TableView,
+  on: { change(view: TableView): void; open(id: string, what: 'details' | 'output'): void },
+): void {
+  const shown = visibleRows(rows, view);
+  const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
+  const page = Math.min(view.page, pages - 1);
+  const slice = shown.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE);
+
+  const head = el('tr', {}, ...COLUMNS.map((c) => {
+    const active = view.sort.column === c.key;
+    const button = el('button', { class: 'sort', type: 'button', title: `Sort by ${c.label}` }, c.label, active ? (view.sort.descending ? ' ▼' : ' ▲') : '');
+    button.addEventListener('click', () => on.change({ ...view, page: 0, sort: { column: c.key, descending: active ? !view.sort.descending : c.numeric === true } }));
+    return el('th', { scope: 'col', class: c.numeric ? 'num' : undefined, 'aria-sort': active ? (view.sort.descending ? 'descending' : 'ascending') : 'none' }, button);
+  }), el('th', { scope: 'col' }, el('span', { class: 'visually-hidden' }, 'Actions')));
+
+  const body = el('tbody');
+  for (const r of slice) {
+    const output = el('button', { class: 'link', type: 'button', title: `Open the output of job ${r.id}`, tabindex: -1 }, 'Output');
+    output.addEventListener('click', (e) => {
+      e.stopPropagation();
+      on.open(r.id, 'output');
+    });
+    const tr = el('tr', { tabindex: 0, 'data-id': r.id, 'aria-label': `Job ${r.id} ${r.name}, ${r.state}. Enter: details, O: output.` },
+      ...COLUMNS.map((c) => el('td', { class: [c.numeric ? 'num' : '', c.key === 'state' ? `state state-${r.stateClass}` : ''].join(' ').trim() || undefined },
+        c.format ? c.format(r) : r[c.key] === undefined ? '' : String(r[c.key]))),
+      el('td', {}, output));
+    tr.addEventListener('click', () => on.open(r.id, 'details'));
+    tr.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter') on.open(r.id, 'details');
+      else if (e.key === 'o' || e.key === 'O') on.open(r.id, 'output');
+      else if (e.key === 'ArrowDown') (tr.nextElementSibling as HTMLElement | null)?.focus();
+      else if (e.key === 'ArrowUp') (tr.previousElementSibling as HTMLElement | null)?.focus();
+      else return;
+      e.preventDefault();
+    });
+    body.append(tr);
+  }
+
+  const first = shown.length ? page * PAGE_SIZE + 1 : 0;
+  const prev = el('vscode-button', { secondary: true, disabled: page === 0 }, 'Previous');
+  const next = el('vscode-button', { secondary: true, disabled: page >= pages - 1 }, 'Next');
+  prev.addEventListener('click', () => page > 0 && on.change({ ...view, page: page - 1 }));
+  next.addEventListener('click', () => page < pages - 1 && on.change({ ...view, page: page + 1 }));
+  const pager = el('div', { class: 'pager', role: 'navigation', 'aria-label': 'Result pages' },
+    el('span', { 'aria-live': 'polite' }, `Jobs ${first}–${first + slice.length - (shown.length ? 1 : 0)} of ${shown.length}${shown.length !== rows.length ? ` (filtered from ${rows.length})` : ''}`),
+    prev, next);
+
+  replace(host,
+    el('div', { class: 'table-scroll' }, el('table', { class: 'results', 'aria-label': 'Jobs' }, el('thead', {}, head), body)),
+    pages > 1 || shown.length !== rows.length ? pager : el('div', { class: 'pager' }, `${rows.length} jobs`));
+}
