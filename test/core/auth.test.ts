@@ -70,13 +70,13 @@ void describe('authentication', () => {
 
   void it('a failing identity provider is UnavailableError, a rate-limiting one RateLimitedError (not a credentials verdict)', async () => {
     // The gateway's fault switches do not cover its token endpoint: a tiny local one answers instead.
-    const answers = [
-      () => [503, { 'content-type': 'text/html' }, '<h1>Service Unavailable</h1>'],
-      () => [429, { 'retry-after': '7', 'content-type': 'application/json' }, '{"error": "slow_down"}'],
-    ] as const;
+    const answers: [number, Record<string, string>, string][] = [
+      [503, { 'content-type': 'text/html' }, '<h1>Service Unavailable</h1>'],
+      [429, { 'retry-after': '7', 'content-type': 'application/json' }, '{"error": "slow_down"}'],
+    ];
     let n = 0;
     const idp = createServer((_req, res) => {
-      const [status, headers, body] = answers[Math.min(n++, answers.length - 1)]();
+      const [status, headers, body] = answers[Math.min(n++, answers.length - 1)];
       res.writeHead(status, headers).end(body);
     });
     await new Promise<void>((r) => idp.listen(0, '127.0.0.1', r));

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { InvalidInputError, NotFoundError, PermissionDeniedError, RateLimitedError, ServerError, TimeoutError, TooLargeError, UnauthorizedError, UnavailableError } from '../../src/core/errors';
 import { errorFromResponse } from '../../src/core/http/errorMapping';
+import { RateGate } from '../../src/core/http/rateGate';
 import { redact } from '../../src/core/http/redact';
 import { backoffMs, parseRetryAfter, rateLimitWaitSeconds } from '../../src/core/http/retryAfter';
 
@@ -110,7 +111,6 @@ void describe('error mapping', () => {
 
 void describe('rate gate', () => {
   void it('holds every caller until the latest block ends, and never shortens a hold', async () => {
-    const { RateGate } = await import('../../src/core/http/rateGate');
     const g = new RateGate();
     const started = Date.now();
     g.block(150);
