@@ -1,0 +1,221 @@
+/**
+ * Batch-script editing in a real VS Code against the local gateway (Slurm or built-in: partitions
+ * debug/long/xfer, reservation maint): the exact diagnostics (codes, ranges, messages), quick
+ * fixes applied to the document, completion of partitions, hovers with live facts, the Submit
+ * CodeLens, and what typing costs in requests.
+ */
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { FirecrestClient } from '../../src/core/client';
+import type { Partition, Reservation } from '../../src/core/model';
+import { target } from '../support/target';
+import { extensionApi, waitFor } from './support/extension';
+
+const PROFILE = 'sbatch-test';
+const LIVE_ROUTES = ['/partitions', '/reservations', '/userinfo'];
+
+type Diag = [code: string, line: number, start: number, end: number, message: string];
+const diags = (uri: vscode.Uri): Diag[] =>
+  vscode.languages
+    .getDiagnostics(uri)
+    .filter((d) => d.source === 'FirecREST')
+    .map((d): Diag => [typeof d.code === 'object' ? String(d.code.value) : String(d.code), d.range.start.line, d.range.start.character, d.range.end.character, d.message])
+    .sort((a, b) => a[1] - b[1] || a[2] - b[2] || a[0].localeCompare(b[0]));
+
+const when = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+
+describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover', function () {
+  const t = target();
+  const dir = mkdtempSync(join(tmpdir(), 'fc-sbatch-'));
+  let client: FirecrestClient;
+  let partitions: Partition[];
+  let maint: Reservation;
+  let user: string;
+  let accounts: string[];
+
+  /** Writes a script, opens it in an editor and waits until its diagnostics satisfy `ready`. */
+  async function open(name: string, text: string, ready: (d: Diag[]) => boolean): Promise<{ editor: vscode.TextEditor; uri: vscode.Uri }> {
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    const uri = vscode.Uri.file(file);
+    const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    await waitFor(`diagnostics of ${name}`, () => ready(diags(uri)), 20_000);
+    return { editor, uri };
+  }
+
+  async function fixes(uri: vscode.Uri, line: number, character: number): Promise<vscode.CodeAction[]> {
+    const r = new vscode.Range(line, character, line, character);
+    const all = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, r, vscode.CodeActionKind.QuickFix.value);
+    return all.filter((a) => a.diagnostics?.some((d) => d.source === 'FirecREST'));
+  }
+
+  before(async () => {
+    const api = await extensionApi();
+    await vscode.commands.executeCommand('firecrest.addConnection', {
+      name: PROFILE, url: t.url, apiVersion: t.apiVersion, tokenUrl: t.tokenUrl, clientId: t.clientId, clientSecret: t.clientSecret, defaultSystem: t.system,
+    });
+    client = await api.connections.client(PROFILE);
+    partitions = await client.partitions(t.system);
+    maint = (await client.reservations(t.system)).find((r) => r.name === 'maint')!;
+    const info = await client.userInfo(t.system);
+    user = info.user.name;
+    accounts = (info.accounts ?? []).sort((a, b) => Number(b.isDefault) - Number(a.isDefault)).map((a) => a.name);
+    // Scripts live outside the workspace: the user setting names the system they are checked against.
+    await vscode.workspace.getConfiguration('firecrest').update('sbatch.system', `${PROFILE}/${t.system}`, vscode.ConfigurationTarget.Global);
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.workspace.getConfiguration('firecrest').update('sbatch.system', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
+  });
+
+  it('reports unknown options, malformed values, unknown partition/account/reservation, exactly', async () => {
+    const names = [...partitions].sort((a, b) => Number(b.isDefault === true) - Number(a.isDefault === true)).map((p) => p.name);
+    const text = [
+      '#!/bin/bash',
+      '#SBATCH --partition=nosuch',
+      '#SBATCH --account=nobody',
+      '#SBATCH --reservation=gone',
+      '#SBATCH --frobnicate=1',
+      '#SBATCH --mem=1.5G -t 1h',
+      'srun hostname',
+      '#SBATCH --time=5',
+    ].join('\n');
+    const { uri } = await open('wrong.sh', text, (d) => d.some((x) => x[0] === 'unknown-partition'));
+    assert.deepEqual(diags(uri), [
+      ['unknown-partition', 1, 20, 26, `Partition 'nosuch' does not exist on ${t.system} (it has ${names.join(', ')}).`],
+      ['unknown-account', 2, 18, 24, `You (${user}) cannot charge account 'nobody' on ${t.system}: your accounts are ${accounts.join(', ')}.`],
+      ['unknown-reservation', 3, 22, 26, `Reservation 'gone' does not exist on ${t.system} (it has maint).`],
+      ['unknown-directive', 4, 8, 20, "sbatch has no option '--frobnicate'."],
+      ['malformed-value', 5, 14, 18, "--mem: '1.5G': sbatch takes whole numbers only (use a smaller unit, e.g. 1536M)."],
+      ['malformed-value', 5, 22, 24, "--time: '1h' is not a time; use minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS or UNLIMITED."],
+      ['directive-ignored', 7, 0, 7, 'sbatch ignores this line: it comes after the first command (line 7).'],
+    ]);
+    const typo = await fixes(uri, 4, 10);
+    assert.deepEqual(typo.map((a) => a.title), []); // --frobnicate is nothing like a real option
+  });
+
+  it('offers one quick fix per partition, the default first, and applying it fixes the script', async () => {
+    const { editor, uri } = await open('partition.sh', '#!/bin/bash\n#SBATCH --partition=nosuch\necho\n', (d) => d.length === 1);
+    const actions = await fixes(uri, 1, 22);
+    const def = partitions.find((p) => p.isDefault)!.name;
+    assert.equal(actions[0].title, `Use partition '${def}' (default)`);
+    assert.equal(actions[0].isPreferred, true);
+    assert.deepEqual(actions.map((a) => a.title).sort(), partitions.map((p) => `Use partition '${p.name}'${p.isDefault ? ' (default)' : ''}`).sort());
+    assert.ok(await vscode.workspace.applyEdit(actions[0].edit!));
+    assert.equal(editor.document.lineAt(1).text, `#SBATCH --partition=${def}`);
+    await waitFor('the diagnostic to go', () => diags(uri).length === 0);
+  });
+
+  it('clamps a time limit above the partition maximum', async () => {
+    const { editor, uri } = await open('time.sh', '#!/bin/bash\n#SBATCH -p debug\n#SBATCH --time=2:00:00\nsrun true\n', (d) => d.length > 0);
+    assert.deepEqual(diags(uri), [['time-above-max', 2, 15, 22, "Time limit 02:00:00 is above the maximum of partition 'debug' (01:00:00): sbatch refuses the job."]]);
+    const [fix] = await fixes(uri, 2, 16);
+    assert.equal(fix.title, "Set the time limit to 01:00:00 (the maximum of 'debug')");
+    assert.ok(await vscode.workspace.applyEdit(fix.edit!));
+    assert.equal(editor.document.lineAt(2).text, '#SBATCH --time=01:00:00');
+    await waitFor('the diagnostic to go', () => diags(uri).length === 0);
+  });
+
+  it('warns about a reservation that has not started and a job running into maintenance, with a fix ending before it', async () => {
+    const text = '#!/bin/bash\n#SBATCH --partition=long --time=4-00:00:00\n#SBATCH --reservation=maint\n#SBATCH --time=4-0\necho\n';
+    const { uri } = await open('maint.sh', text, (d) => d.length >= 1);
+    assert.deepEqual(diags(uri), [
+      ['reservation-inactive', 2, 22, 27, `Reservation 'maint' has not started: the job waits until ${when(maint.start)}.`],
+      ['time-above-max', 3, 15, 18, "Time limit 4-00:00:00 is above the maximum of partition 'long' (2-00:00:00): sbatch refuses the job."],
+    ]);
+    // Without the reservation, a job longer than the time to the window runs into it.
+    const { editor, uri: u2 } = await open('maint2.sh', '#!/bin/bash\n#SBATCH --partition=xfer,long\n#SBATCH --time=UNLIMITED\necho\n', (d) => d.some((x) => x[0] === 'maintenance-overlap'));
+    assert.deepEqual(diags(u2), [
+      ['maintenance-overlap', 2, 15, 24, `Time limit UNLIMITED runs into maintenance 'maint' (${when(maint.start)} to ${when(maint.end)}): the job cannot start until the window is over unless it ends before it.`],
+      ['time-above-max', 2, 15, 24, "Time limit UNLIMITED is above the maximum of partition 'long' (2-00:00:00): sbatch refuses the job."],
+    ]);
+    const maintFix = (await fixes(u2, 2, 16)).find((a) => a.diagnostics?.[0].code === 'maintenance-overlap')!;
+    assert.match(maintFix.title, /^Set the time limit to \d-\d\d:\d\d:00 \(end before maintenance 'maint'\)$/);
+    assert.ok(await vscode.workspace.applyEdit(maintFix.edit!));
+    const limit = /--time=(\d)-(\d\d):(\d\d):00/.exec(editor.document.lineAt(2).text)!;
+    const ends = Date.now() + ((Number(limit[1]) * 24 + Number(limit[2])) * 60 + Number(limit[3])) * 60_000;
+    assert.ok(ends < maint.start.getTime(), 'the new limit ends before maintenance');
+    await waitFor('the maintenance warning to go', () => !diags(u2).some((d) => d[0] === 'maintenance-overlap'));
+    // Still above every listed partition's maximum: clamping to long's 2 days fixes the script.
+    const clamp = (await fixes(u2, 2, 16)).find((a) => a.diagnostics?.[0].code === 'time-above-max')!;
+    assert.equal(clamp.title, "Set the time limit to 2-00:00:00 (the maximum of 'long')");
+    assert.ok(await vscode.workspace.applyEdit(clamp.edit!));
+    await waitFor('no diagnostics left', () => diags(u2).length === 0);
+  });
+
+  it('completes partitions after --partition= and option names after --', async () => {
+    const { editor } = await open('complete.sh', '#!/bin/bash\n#SBATCH --partition=\n#SBATCH --par\necho\n', () => true);
+    const list = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', editor.document.uri, new vscode.Position(1, 20));
+    const labels = list.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
+    for (const p of ['debug', 'long', 'xfer']) assert.ok(labels.includes(p), `${p} offered (got ${labels.join(', ')})`);
+    const debug = list.items.find((i) => i.label === 'debug')!;
+    assert.match(debug.detail ?? '', /default · UP.* · max 01:00:00/);
+    const names = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', editor.document.uri, new vscode.Position(2, 13));
+    const partition = names.items.find((i) => typeof i.label !== 'string' && i.label.label === '--partition');
+    assert.ok(partition, 'the --partition option is offered');
+    assert.match(String(partition.detail), /^Partition \(queue\) to run in/);
+  });
+
+  it('hovers a partition with its live facts and an option with its description', async () => {
+    const { editor } = await open('hover.sh', '#!/bin/bash\n#SBATCH --partition=debug\n#SBATCH --reservation=maint\necho\n', () => true);
+    const text = async (line: number, character: number) => {
+      const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', editor.document.uri, new vscode.Position(line, character));
+      return hovers.flatMap((h) => h.contents.map((c) => (typeof c === 'string' ? c : c.value))).join('\n');
+    };
+    const debug = await text(1, 22);
+    assert.match(debug, /\*\*Partition debug\*\* on .* \(default\)/);
+    assert.match(debug, /- Max time: 01:00:00/);
+    assert.match(debug, /- State: UP/);
+    const res = await text(2, 24);
+    assert.ok(res.includes(`- Window: ${when(maint.start)} to ${when(maint.end)}`), res);
+    assert.match(await text(1, 10), /\*\*--partition\*\* \(`-p`\)/);
+  });
+
+  it('shows "Submit to <system>" above the directives', async () => {
+    const { editor } = await open('lens.sh', '#!/bin/bash\n# job\n#SBATCH -p debug\necho\n', () => true);
+    const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', editor.document.uri, 10);
+    assert.equal(lenses.length, 1);
+    assert.equal(lenses[0].range.start.line, 2);
+    assert.equal(lenses[0].command?.title, `$(rocket) Submit to ${t.system}`);
+    assert.equal(lenses[0].command?.command, 'firecrest.submitJob');
+    assert.deepEqual({ ...lenses[0].command?.arguments?.[0], uri: undefined }, { uri: undefined, profile: PROFILE, system: t.system });
+  });
+
+  it('typing 100 characters costs at most one refresh per cache period; plain scripts cost none', async function () {
+    const gw = t.gateway;
+    const stats = async (): Promise<number> => {
+      if (!gw?.admin) return -1;
+      const res = await fetch(`${gw.admin.replace(/\/+$/, '')}/stats`, { headers: { authorization: `Bearer ${gw.adminToken}` } });
+      const body = (await res.json()) as { byRoute: Record<string, number> };
+      return Object.entries(body.byRoute).filter(([k]) => LIVE_ROUTES.some((r) => k.endsWith(r))).reduce((s, [, n]) => s + n, 0);
+    };
+    await vscode.commands.executeCommand('firecrest.test.sbatchClearCache');
+    const refreshes = async () => (await vscode.commands.executeCommand<{ refreshes: number }>('firecrest.test.sbatchStats')).refreshes;
+
+    const r0 = await refreshes();
+    await open('plain.sh', '#!/bin/bash\necho no directives here\n', () => true);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(await refreshes(), r0, 'no fetch for a script without #SBATCH lines');
+
+    const { editor, uri } = await open('typing.sh', '#!/bin/bash\n#SBATCH --partition=debug\n#SBATCH --job-name=\necho\n', () => true);
+    const before = { requests: await stats(), refreshes: await refreshes() };
+    const started = Date.now();
+    const word = 'typing-a-job-name-';
+    for (let i = 0; i < 100; i++) {
+      const end = editor.document.lineAt(2).range.end;
+      await editor.edit((e) => e.insert(end, word[i % word.length]), { undoStopBefore: false, undoStopAfter: false });
+    }
+    await waitFor('diagnostics after typing', () => diags(uri).length === 0 && editor.document.lineAt(2).text.length === 19 + 100);
+    await new Promise((r) => setTimeout(r, 600));
+    const after = { requests: await stats(), refreshes: await refreshes() };
+    const row = { chars: 100, ms: Date.now() - started, refreshes: after.refreshes - before.refreshes, requests: gw?.admin ? after.requests - before.requests : 'n/a' };
+    console.log(`[sbatch bench] typed ${row.chars} chars in ${row.ms} ms: ${row.refreshes} cache refresh(es), ${row.requests} live-data request(s) (partitions+reservations+userinfo)`);
+    assert.ok(row.refreshes <= 1, `at most one refresh (got ${row.refreshes})`);
+    if (gw?.admin) assert.ok(after.requests - before.requests <= LIVE_ROUTES.length, `at most one request per route (got ${after.requests - before.requests})`);
+  });
+});
