@@ -113,7 +113,7 @@ export async function computeRoutes(app: FastifyInstance, deps: V1Deps): Promise
       throw new V1Error(404, { description: 'Failed to submit job', error: 'Invalid JSON environment provided' });
     }
     // The script must be readable and a file: the failure headers are the utilities ones.
-    const check = await runAs(v1User(req), ['head', '-c', '1', '--', path], { timeoutSeconds: settings.commandTimeoutSeconds, maxOutputBytes: 16 });
+    const check = await runAs(v1User(req), ['head', '-c', '1', '--', path], { timeoutSeconds: settings.commandTimeoutSeconds, maxOutputBytes: 4096 });
     if (check.exitCode !== 0) throw commandError('submit', check.exitCode ?? 1, check.stderr.toString('utf8'), false, 'Failed to submit job');
     return reply.code(201).send(start(req, 'Failed to submit job', async (user, system) => {
       const result = await submitJob(user, system, { scriptPath: path, workingDirectory: posix.dirname(path), account, env }, path);

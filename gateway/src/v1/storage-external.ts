@@ -98,7 +98,7 @@ export async function storageExternalRoutes(app: FastifyInstance, deps: V1Deps):
     const system = machine(req, deps, 'compute', 'sourcePath error');
     const user = v1User(req);
     const source = f.required('sourcePath');
-    const check = await runAs(user, ['head', '-c', '1', '--', source], { timeoutSeconds: settings.commandTimeoutSeconds, maxOutputBytes: 16 });
+    const check = await runAs(user, ['head', '-c', '1', '--', source], { timeoutSeconds: settings.commandTimeoutSeconds, maxOutputBytes: 4096 });
     if (check.exitCode !== 0) throw commandError('download', check.exitCode ?? 1, check.stderr.toString('utf8'), false, 'sourcePath error');
     const task = tasks.create(user.name, 'storage', system.name);
     const name = posix.basename(source);
@@ -107,7 +107,7 @@ export async function storageExternalRoutes(app: FastifyInstance, deps: V1Deps):
     setImmediate(() => {
       tasks.update(task.task_id, '116', base);
       void (async () => {
-        const size = await runAs(user, ['stat', '-L', '-c', '%s', '--', source], { timeoutSeconds: settings.commandTimeoutSeconds, maxOutputBytes: 64 });
+        const size = await runAs(user, ['stat', '-L', '-c', '%s', '--', source], { timeoutSeconds: settings.commandTimeoutSeconds, maxOutputBytes: 4096 });
         if (size.exitCode !== 0) return fail(size.stderr.toString('utf8').trim());
         if (Number(size.stdout.toString('utf8')) > MAX_BYTES) return fail(`File is larger than STORAGE_MAX_FILE_SIZE (${STORAGE_MAX_FILE_MB} MB)`);
         const reader = readAsUser(user, source);

@@ -21,10 +21,12 @@ async function form(req: FastifyRequest, deps: V1Deps, command: string): Promise
  * the source suffix.
  */
 export function extractCommand(source: string, target: string, type: string | undefined): string[] {
-  const kind = (type ?? '').replace(/^\./, '').toLowerCase() || source.toLowerCase();
-  if (kind.endsWith('zip')) return ['unzip', '-o', source, '-d', target];
-  if (kind.endsWith('bz2')) return ['tar', '-xjf', source, '-C', target];
-  if (kind.endsWith('gz') || kind.endsWith('tgz')) return ['tar', '-xzf', source, '-C', target];
+  const t = (type ?? '').replace(/^\./, '').toLowerCase();
+  const s = source.toLowerCase();
+  const is = (types: string[], suffixes: string[]): boolean => (t ? types.includes(t) : suffixes.some((x) => s.endsWith(x)));
+  if (is(['zip'], ['.zip'])) return ['unzip', '-o', source, '-d', target];
+  if (is(['bz2', 'bzip2', 'tar.bz2', 'tbz'], ['.bz2'])) return ['tar', '-xjf', source, '-C', target];
+  if (is(['gz', 'gzip', 'tgz', 'tar.gz'], ['.gz', '.tgz'])) return ['tar', '-xzf', source, '-C', target];
   return ['tar', '-xf', source, '-C', target];
 }
 
