@@ -15,7 +15,8 @@ import { el, replace } from '../shared/dom';
 import { vscodeApi } from '../shared/vscodeApi';
 import { createQueryForm } from './form';
 import { renderSummary } from './summary';
-import { renderTable, visibleRows } from './table';
+import { visibleRows } from './rows';
+import { renderTable } from './table';
 
 const api = vscodeApi<AccountingToHost, AccountingViewState>();
 

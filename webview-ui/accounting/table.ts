@@ -5,6 +5,7 @@
  */
 import type { AccountingRow } from '../../src/webviews/protocol';
 import { el, replace } from '../shared/dom';
+import { visibleRows, type TableView } from './rows';
 import { formatElapsed, formatTime } from './stats';
 
 export const PAGE_SIZE = 100;
@@ -24,36 +25,6 @@ const COLUMNS: Column[] = [
   { key: 'elapsed', label: 'Elapsed', numeric: true, format: (r) => formatElapsed(r.elapsed) },
   { key: 'exitCode', label: 'Exit', numeric: true },
 ];
-
-export interface TableView {
-  sort: { column: keyof AccountingRow; descending: boolean };
-  filter: string;
-  page: number;
-}
-
-function compare(a: AccountingRow, b: AccountingRow, key: keyof AccountingRow): number {
-  const x = a[key];
-  const y = b[key];
-  if (x === y) return 0;
-  // Missing values sort last whatever the direction, as in sacct's empty fields.
-  if (x === undefined || x === '') return 1;
-  if (y === undefined || y === '') return -1;
-  if (key === 'id') return Number(x) - Number(y) || String(x).localeCompare(String(y));
-  return typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y), undefined, { numeric: true });
-}
-
-/** Rows as the table shows them (filter and sort applied, all pages). */
-export function visibleRows(rows: AccountingRow[], view: TableView): AccountingRow[] {
-  const needle = view.filter.trim().toLowerCase();
-  const hit = (r: AccountingRow) =>
-    !needle || [r.id, r.name, r.state, r.partition, r.account, r.user, r.exitCode].some((v) => v !== undefined && String(v).toLowerCase().includes(needle));
-  const dir = view.sort.descending ? -1 : 1;
-  return rows.filter(hit).sort((a, b) => {
-    const c = compare(a, b, view.sort.column);
-    // Keep "missing last" in both directions.
-    return a[view.sort.column] === undefined || b[view.sort.column] === undefined ? c : c * dir;
-  });
-}
 
 export function renderTable(
   host: HTMLElement,
