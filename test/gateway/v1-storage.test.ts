@@ -56,8 +56,12 @@ void describe('v1 storage: xfer-internal', () => {
     assert.match(task.data.jobid, /^\d+$/);
     assert.equal(state, 'COMPLETED');
     assert.equal((await view(`${dir}/copy.txt`)).output, 'internal copy');
-    const list = await taskOf('/compute/acct', { query: { jobs: task.data.jobid } });
-    const row = (list.data as { partition: string; name: string }[])[0];
+    // Slurm's accounting row can lack descriptive fields for a moment after the job ended.
+    let row = { partition: '', name: '' };
+    for (let i = 0; i < 20 && row.partition === ''; i++) {
+      if (i > 0) await sleep(500);
+      row = ((await taskOf('/compute/acct', { query: { jobs: task.data.jobid } })).data as { partition: string; name: string }[])[0];
+    }
     assert.equal(row.partition, 'xfer');
     assert.equal(row.name, 'v1-copy');
   });
