@@ -2,7 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const features = ['fs', 'views', 'commands', 'webviews'];
+const features = ['fs', 'views', 'commands', 'webviews', 'sbatch'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test-results/**', '**/*.mjs', '**/*.js', 'webview-ui/**/*.d.ts'] },

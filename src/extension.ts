@@ -19,6 +19,7 @@ import { ConnectionStatusBar } from './common/statusBar';
 import { JobsView } from './views/jobs/jobsView';
 import { SystemsView } from './views/systems/systemsView';
 import { registerFileSystem } from './fs/register';
+import { registerSbatch } from './sbatch/register';
 import { registerAccounting } from './webviews/accounting/register';
 
 export async function activate(context: vscode.ExtensionContext): Promise<FirecrestExtensionApi> {
@@ -47,6 +48,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   // Remote files: the provider's refresh goes to the file commands (they may not import src/fs).
   const remoteFiles = registerFileSystem(services);
   context.subscriptions.push(remoteFiles, registerFileCommands(services, remoteFiles));
+  context.subscriptions.push(registerSbatch(services));
   context.subscriptions.push(registerAccounting(services));
 
   const activationMs = performance.now() - started;
