@@ -20,8 +20,10 @@ function json(body: Uint8Array): unknown {
 export async function detectApiVersion(http: ApiHttp, call?: CallOptions): Promise<ApiVersion> {
   const res = await http.request({ method: 'GET', route: '/status/systems', expect: [200], call });
   const body = json(res.body) as Record<string, unknown> | undefined;
-  if (res.headers['f7t-appversion'] !== undefined || Array.isArray(body?.systems)) return 'v2';
+  // The body decides first: a proxy or a combined deployment may add F7T-* headers to v1 answers.
+  if (Array.isArray(body?.systems)) return 'v2';
   if (body && ('description' in body || 'out' in body)) return 'v1';
+  if (res.headers['f7t-appversion'] !== undefined) return 'v2';
   try {
     await http.request({ method: 'GET', route: '/status/parameters', expect: [200], call });
     return 'v1';

@@ -23,6 +23,10 @@ void describe('status routes', () => {
     await assert.rejects(createClient(clientOptions({}, { apiVersion: 'v1' })), (e: unknown) => e instanceof NotSupportedError && /v1/.test(e.message));
   });
 
+  void it('auto-detects a v1 deployment (and refuses it for now, saying so)', { skip: t.gateway?.v1 ? false : 'needs the local gateway\'s v1 URL' }, async () => {
+    await assert.rejects(createClient(clientOptions({}, { apiVersion: 'auto', url: t.gateway?.v1 ?? '' })), (e: unknown) => e instanceof NotSupportedError && /API v1/.test(e.message));
+  });
+
   void it('systems: the target system with health, file systems and the direct-transfer limit', async () => {
     const systems = await c.systems();
     const s = systems.find((x) => x.name === t.system);
