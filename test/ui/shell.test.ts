@@ -42,23 +42,46 @@ describe('Add Connection, step by step', () => {
     if (!url || !process.env.FIRECREST_CLIENT_SECRET) return this.skip();
     const page = await openWorkbench();
     await runCommand(page, 'FirecREST: Add Connection…');
-    const input = page.locator('.quick-input-widget input');
-    const answer = async (text: string) => {
-      await input.fill(text);
+    const widget = page.locator('.quick-input-widget');
+    // Each prompt replaces the previous one: wait for its "(n/6)" title before typing.
+    const answer = async (step: number, text: string) => {
+      await widget.locator('.quick-input-title').filter({ hasText: `(${step}/6)` }).waitFor();
+      await widget.locator('input').fill(text);
       await page.keyboard.press('Enter');
     };
-    await answer('ui-added');
-    await answer(url);
-    await answer('v2');
-    await answer(process.env.FIRECREST_TOKEN_URL ?? '');
-    await answer(process.env.FIRECREST_CLIENT_ID ?? '');
-    await page.locator('.quick-input-widget input[type="password"]').waitFor();
+    await answer(1, 'ui-added');
+    await answer(2, url);
+    await answer(3, 'v2');
+    await answer(4, process.env.FIRECREST_TOKEN_URL ?? '');
+    await answer(5, process.env.FIRECREST_CLIENT_ID ?? '');
+    await widget.locator('input[type="password"]').waitFor();
     await screenshot(page, 'shell-add-connection-secret');
-    await answer(process.env.FIRECREST_CLIENT_SECRET ?? '');
+    await answer(6, process.env.FIRECREST_CLIENT_SECRET ?? '');
     await page.locator('.notifications-toasts').getByText('Connection ui-added added').first().waitFor({ timeout: 30_000 });
     await screenshot(page, 'shell-add-connection-done');
     await runCommand(page, 'FirecREST: Remove Connection');
     await page.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'ui-added' }).first().click();
     await page.locator('.monaco-dialog-box').getByRole('button', { name: 'Remove' }).click();
+    // Gone: the status bar no longer counts a second connection.
+    await statusBarItem(page).filter({ hasNotText: '(+1)' }).waitFor({ timeout: 15_000 });
+  });
+});
+
+describe('Sign Out and Sign In from the palette', () => {
+  it('signs out (status bar says so), then signs in again with the secret typed into a password box', async function () {
+    if (!process.env.FIRECREST_CLIENT_SECRET) return this.skip();
+    const page = await openWorkbench();
+    const item = statusBarItem(page);
+    await runCommand(page, 'FirecREST: Sign Out');
+    await item.filter({ hasText: 'signed out' }).waitFor({ timeout: 15_000 });
+    await openViewContainer(page, 'FirecREST');
+    await screenshot(page, 'shell-signed-out');
+    await runCommand(page, 'FirecREST: Sign In');
+    const secret = page.locator('.quick-input-widget input[type="password"]');
+    await secret.waitFor();
+    await secret.fill(process.env.FIRECREST_CLIENT_SECRET);
+    await page.keyboard.press('Enter');
+    await item.locator('.codicon-server-environment').waitFor({ timeout: 30_000 });
+    assert.doesNotMatch(await item.innerText(), /signed out/);
   });
 });

@@ -18,6 +18,11 @@ export async function openWorkbench(): Promise<Page> {
   return (await session).page;
 }
 
+/** True once `openWorkbench()` has been called (the failure hook screenshots only then). */
+export function isWorkbenchOpen(): boolean {
+  return session !== undefined;
+}
+
 /** Closes the browser (the root `after` hook does this once for the whole run). */
 export async function closeWorkbench(): Promise<void> {
   const s = await session?.catch(() => undefined);
