@@ -152,6 +152,8 @@ export class JobsModel implements vscode.Disposable {
   private withGroups(s: SystemJobs): SystemJobs {
     const groups: Record<JobGroup, Job[]> = { running: [], pending: [], finished: [] };
     for (const job of s.jobs ?? []) groups[groupOf(job)].push(job);
+    // Newest endings first: the job that just finished is the one the user looks for.
+    groups.finished.sort((a, b) => (b.endTime ?? 0) - (a.endTime ?? 0) || Number(b.id) - Number(a.id));
     return { ...s, groups };
   }
 

@@ -1,0 +1,54 @@
+/**
+ * The Jobs tree as a user sees it, with one running and one finished job (submitted through the
+ * client core so the screenshot does not wait for typing), grouped by state with their
+ * descriptions (elapsed / limit, exit code). Screenshot in test-results/.
+ */
+import * as assert from 'node:assert/strict';
+import { createClient, type FirecrestClient } from '../../src/core/index';
+import { openViewContainer, openWorkbench, runCommand, screenshot, view } from './support/workbench';
+
+describe('Jobs view (UI)', () => {
+  let client: FirecrestClient | undefined;
+  let running: string | undefined;
+
+  after(async () => {
+    if (client && running) await client.cancelJob(process.env.FIRECREST_SYSTEM!, running).catch(() => undefined);
+    await client?.dispose();
+  });
+
+  it('shows a running and a finished job, grouped by state', async function () {
+    const e = process.env;
+    if (!e.FIRECREST_URL || !e.FIRECREST_CLIENT_SECRET || !e.FIRECREST_SYSTEM) return this.skip();
+    const system = e.FIRECREST_SYSTEM;
+    client = await createClient({ profile: { name: 'ui-jobs', url: e.FIRECREST_URL, apiVersion: 'v2', tokenUrl: e.FIRECREST_TOKEN_URL, clientId: e.FIRECREST_CLIENT_ID }, clientSecret: e.FIRECREST_CLIENT_SECRET });
+    const home = `/home/${(await client.userInfo(system)).user.name}`;
+    const done = await client.submitJob(system, { script: '#!/bin/bash\necho hello from the UI test\n', workingDirectory: home, name: 'ui-finished', partition: 'debug' });
+    await client.waitForJob(system, done, { overallTimeoutMs: 60_000 });
+    running = await client.submitJob(system, { script: '#!/bin/bash\nsleep 300\n', workingDirectory: home, name: 'ui-running', partition: 'debug' });
+
+    const page = await openWorkbench();
+    await openViewContainer(page, 'FirecREST');
+    const jobs = view(page, 'Jobs');
+    await jobs.header.waitFor();
+    // The tree renders only the rows in view: give the Jobs view the side bar.
+    const systemsHeader = view(page, 'Systems').header;
+    if ((await systemsHeader.getAttribute('aria-expanded')) === 'true') await systemsHeader.click();
+    await runCommand(page, 'FirecREST: Refresh Jobs');
+    const body = jobs.body;
+    await body.locator('.monaco-list-row', { hasText: `${running} ui-running` }).first().waitFor({ timeout: 60_000 });
+    // Recently finished starts collapsed: open it.
+    const finishedGroup = body.locator('.monaco-list-row', { hasText: 'Recently finished' }).first();
+    await finishedGroup.waitFor({ timeout: 30_000 });
+    if ((await finishedGroup.getAttribute('aria-expanded')) !== 'true') await finishedGroup.click();
+    const finishedRow = body.locator('.monaco-list-row', { hasText: `${done} ui-finished` }).first();
+    await finishedRow.waitFor({ timeout: 30_000 }).catch(async (e: unknown) => {
+      await screenshot(page, 'jobs-tree-failure', page.locator('.part.sidebar'));
+      throw e;
+    });
+    assert.match(await finishedRow.innerText(), /COMPLETED · exit 0/);
+    const runningRow = body.locator('.monaco-list-row', { hasText: `${running} ui-running` }).first();
+    assert.match(await runningRow.innerText(), /\d+:\d\d \/ /);
+    await runningRow.hover();
+    await screenshot(page, 'jobs-tree-running-finished', page.locator('.part.sidebar'));
+  });
+});
