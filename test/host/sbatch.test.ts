@@ -48,8 +48,8 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
 
   async function fixes(uri: vscode.Uri, line: number, character: number): Promise<vscode.CodeAction[]> {
     const r = new vscode.Range(line, character, line, character);
-    const all = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, r, vscode.CodeActionKind.QuickFix.value);
-    return all.filter((a) => a.diagnostics?.some((d) => d.source === 'FirecREST'));
+    // The command's results carry title, edit and isPreferred (not the diagnostics they fix).
+    return vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, r, vscode.CodeActionKind.QuickFix.value);
   }
 
   before(async () => {
@@ -111,6 +111,16 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     await waitFor('the diagnostic to go', () => diags(uri).length === 0);
   });
 
+  it('offers the option a misspelt one most likely means', async () => {
+    const { editor, uri } = await open('typo.sh', '#!/bin/bash\n#SBATCH --partiton=debug\necho\n', (d) => d.length === 1);
+    assert.deepEqual(diags(uri), [['unknown-directive', 1, 8, 18, "sbatch has no option '--partiton'."]]);
+    const [fix] = await fixes(uri, 1, 12);
+    assert.equal(fix.title, "Change to '--partition'");
+    assert.ok(await vscode.workspace.applyEdit(fix.edit!));
+    assert.equal(editor.document.lineAt(1).text, '#SBATCH --partition=debug');
+    await waitFor('the diagnostic to go', () => diags(uri).length === 0);
+  });
+
   it('clamps a time limit above the partition maximum', async () => {
     const { editor, uri } = await open('time.sh', '#!/bin/bash\n#SBATCH -p debug\n#SBATCH --time=2:00:00\nsrun true\n', (d) => d.length > 0);
     assert.deepEqual(diags(uri), [['time-above-max', 2, 15, 22, "Time limit 02:00:00 is above the maximum of partition 'debug' (01:00:00): sbatch refuses the job."]]);
@@ -134,7 +144,7 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
       ['maintenance-overlap', 2, 15, 24, `Time limit UNLIMITED runs into maintenance 'maint' (${when(maint.start)} to ${when(maint.end)}): the job cannot start until the window is over unless it ends before it.`],
       ['time-above-max', 2, 15, 24, "Time limit UNLIMITED is above the maximum of partition 'long' (2-00:00:00): sbatch refuses the job."],
     ]);
-    const maintFix = (await fixes(u2, 2, 16)).find((a) => a.diagnostics?.[0].code === 'maintenance-overlap')!;
+    const maintFix = (await fixes(u2, 2, 16)).find((a) => a.title.includes('end before maintenance'))!;
     assert.match(maintFix.title, /^Set the time limit to \d-\d\d:\d\d:00 \(end before maintenance 'maint'\)$/);
     assert.ok(await vscode.workspace.applyEdit(maintFix.edit!));
     const limit = /--time=(\d)-(\d\d):(\d\d):00/.exec(editor.document.lineAt(2).text)!;
@@ -142,7 +152,7 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     assert.ok(ends < maint.start.getTime(), 'the new limit ends before maintenance');
     await waitFor('the maintenance warning to go', () => !diags(u2).some((d) => d[0] === 'maintenance-overlap'));
     // Still above every listed partition's maximum: clamping to long's 2 days fixes the script.
-    const clamp = (await fixes(u2, 2, 16)).find((a) => a.diagnostics?.[0].code === 'time-above-max')!;
+    const clamp = (await fixes(u2, 2, 16)).find((a) => a.title.includes('(the maximum of'))!;
     assert.equal(clamp.title, "Set the time limit to 2-00:00:00 (the maximum of 'long')");
     assert.ok(await vscode.workspace.applyEdit(clamp.edit!));
     await waitFor('no diagnostics left', () => diags(u2).length === 0);
@@ -197,13 +207,19 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     await vscode.commands.executeCommand('firecrest.test.sbatchClearCache');
     const refreshes = async () => (await vscode.commands.executeCommand<{ refreshes: number }>('firecrest.test.sbatchStats')).refreshes;
 
+    // The scripts of the earlier tests are still open: let any check they start settle first.
+    await new Promise((r) => setTimeout(r, 1000));
     const r0 = await refreshes();
-    await open('plain.sh', '#!/bin/bash\necho no directives here\n', () => true);
-    await new Promise((r) => setTimeout(r, 500));
+    const plain = await open('plain.sh', '#!/bin/bash\necho no directives here\n', () => true);
+    for (const ch of 'echo more') await plain.editor.edit((e) => e.insert(new vscode.Position(2, 0), ch));
+    await new Promise((r) => setTimeout(r, 600));
     assert.equal(await refreshes(), r0, 'no fetch for a script without #SBATCH lines');
 
     const { editor, uri } = await open('typing.sh', '#!/bin/bash\n#SBATCH --partition=debug\n#SBATCH --job-name=\necho\n', () => true);
+    await new Promise((r) => setTimeout(r, 500));
     const before = { requests: await stats(), refreshes: await refreshes() };
+    // The worst case: the cache is empty when typing starts.
+    await vscode.commands.executeCommand('firecrest.test.sbatchClearCache');
     const started = Date.now();
     const word = 'typing-a-job-name-';
     for (let i = 0; i < 100; i++) {
