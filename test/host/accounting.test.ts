@@ -1,0 +1,187 @@
+/**
+ * Job Accounting in a real VS Code against the local gateway (sacct through slurmdbd when Slurm
+ * runs): the panel opens from the command with a system, the real webview says `ready`, runs its
+ * first query and draws the rows; queries through the host's message entry point return the jobs
+ * this suite submitted, in the right states with the right exit codes; a message of the wrong
+ * shape is rejected; CSV export and a job click go where they should.
+ */
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { FirecrestClient } from '../../src/core/client';
+import type { AccountingPanel } from '../../src/webviews/accounting/accountingPanel';
+import type { AccountingForm, AccountingToHost, AccountingToWebview } from '../../src/webviews/protocol';
+import { target } from '../support/target';
+import { extensionApi, firecrestLogText, waitFor } from './support/extension';
+
+const PROFILE = 'acct-test';
+
+/** Resolves with the first message the host delivers to the webview that matches. */
+function nextPost<T extends AccountingToWebview>(panel: AccountingPanel, match: (m: AccountingToWebview) => m is T, timeoutMs = 60_000): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => (sub.dispose(), reject(new Error('timed out waiting for a message to the webview'))), timeoutMs);
+    const sub = panel.onDidPost((m) => {
+      if (!match(m)) return;
+      clearTimeout(timer);
+      sub.dispose();
+      resolve(m);
+    });
+  });
+}
+
+function nextReceived<T extends AccountingToHost>(panel: AccountingPanel, match: (m: AccountingToHost) => m is T, timeoutMs = 60_000): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => (sub.dispose(), reject(new Error('timed out waiting for a message from the webview'))), timeoutMs);
+    const sub = panel.onDidReceive((m) => {
+      if (!match(m)) return;
+      clearTimeout(timer);
+      sub.dispose();
+      resolve(m);
+    });
+  });
+}
+
+type Results = Extract<AccountingToWebview, { type: 'results' }>;
+type Failed = Extract<AccountingToWebview, { type: 'failed' }>;
+const answerTo = (id: number) => (m: AccountingToWebview): m is Results | Failed => (m.type === 'results' || m.type === 'failed') && m.requestId === id;
+
+describe('Job Accounting panel', function () {
+  const t = target();
+  let client: FirecrestClient;
+  let panel: AccountingPanel;
+  const ids: { ok: string; fail: string } = { ok: '', fail: '' };
+  const tag = Math.random().toString(36).slice(2, 8);
+  let requestId = 10_000;
+  const form = (over: Partial<AccountingForm> = {}): AccountingForm => ({
+    profile: PROFILE, system: t.system, range: '7d', from: '', to: '', jobIds: '', state: '', account: '', partition: '', name: '', allUsers: false, ...over,
+  });
+  /** Sends a query as the webview would and returns the host's answer. */
+  async function ask(f: AccountingForm): Promise<Results | Failed> {
+    const id = ++requestId;
+    const answer = nextPost(panel, answerTo(id));
+    assert.equal(await panel.receive({ type: 'query', requestId: id, form: f }), true);
+    return answer;
+  }
+
+  before(async function () {
+    this.timeout(240_000);
+    const api = await extensionApi();
+    await vscode.commands.executeCommand('firecrest.addConnection', {
+      name: PROFILE, url: t.url, apiVersion: t.apiVersion, tokenUrl: t.tokenUrl, clientId: t.clientId, clientSecret: t.clientSecret, defaultSystem: t.system,
+    });
+    client = await api.connections.client(PROFILE);
+    const home = `/home/${(await client.userInfo(t.system)).user.name}`;
+    const script = (code: number) => `#!/bin/bash\n#SBATCH --partition=debug\n#SBATCH --time=00:02:00\necho "accounting ${tag} ${code}"\nexit ${code}\n`;
+    ids.ok = await client.submitJob(t.system, { script: script(0), workingDirectory: home, name: `acct-ok-${tag}` });
+    ids.fail = await client.submitJob(t.system, { script: script(3), workingDirectory: home, name: `acct-fail-${tag}` });
+    await Promise.all([ids.ok, ids.fail].map((id) => client.waitForJob(t.system, id, { overallTimeoutMs: 180_000 })));
+  });
+
+  after(async () => {
+    panel?.dispose();
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
+  });
+
+  it('opens for a system; the real webview says ready, runs its first query and draws the rows', async () => {
+    await vscode.commands.executeCommand('firecrest.jobAccounting', { profile: PROFILE, system: t.system });
+    panel = await waitFor('the accounting panel', async () => await vscode.commands.executeCommand<AccountingPanel | undefined>('firecrest.test.accountingPanel'));
+    assert.equal(panel.panel.viewType, 'firecrest.accounting');
+    const opts = panel.panel.webview.options;
+    assert.equal(opts.enableScripts, true);
+    const ext = vscode.extensions.getExtension('firecrest-community.firecrest-vscode')!.extensionUri.path;
+    assert.deepEqual(opts.localResourceRoots?.map((u) => u.path).sort(), [`${ext}/dist`, `${ext}/media/webviews`], 'only the bundle and our stylesheets');
+    // The webview's own query (its request id) and its answer, then the webview reports the table.
+    const rendered = await nextReceived(panel, (m): m is Extract<AccountingToHost, { type: 'rendered' }> => m.type === 'rendered');
+    assert.ok(panel.isReady, 'ready handshake done');
+    assert.ok(rendered.rows >= 2, `the webview drew ${rendered.rows} rows`);
+    const shown = panel.lastResults!;
+    assert.equal(shown.requestId, rendered.requestId, 'the drawn table answers the webview request');
+    for (const id of [ids.ok, ids.fail]) assert.ok(shown.rows.some((r) => r.id === id), `job ${id} in the first results`);
+  });
+
+  it('returns the submitted jobs by id, in the right states with the right exit codes', async () => {
+    const answer = await ask(form({ jobIds: `${ids.ok}, ${ids.fail}` }));
+    assert.equal(answer.type, 'results', JSON.stringify(answer));
+    const rows = (answer).rows;
+    assert.deepEqual(rows.map((r) => r.id).sort(), [ids.ok, ids.fail].sort());
+    const ok = rows.find((r) => r.id === ids.ok)!;
+    const fail = rows.find((r) => r.id === ids.fail)!;
+    assert.equal(ok.name, `acct-ok-${tag}`);
+    assert.match(ok.state, /^COMPLETED/);
+    assert.equal(ok.stateClass, 'completed');
+    assert.equal(ok.exitCode, 0);
+    assert.match(fail.state, /^FAILED/);
+    assert.equal(fail.stateClass, 'failed');
+    assert.equal(fail.exitCode, 3);
+    assert.equal(ok.partition, 'debug');
+    assert.ok(ok.start && ok.end && ok.end >= ok.start, 'start and end times');
+    assert.ok(ok.elapsed !== undefined && ok.elapsed >= 0);
+  });
+
+  it('filters by state and by name on the host', async () => {
+    const failed = (await ask(form({ state: 'failed', name: `acct-fail-${tag}` }))) as Results;
+    assert.equal(failed.type, 'results');
+    assert.deepEqual(failed.rows.map((r) => r.id), [ids.fail]);
+    const none = (await ask(form({ jobIds: ids.ok, state: 'failed' }))) as Results;
+    assert.equal(none.rows.length, 0);
+  });
+
+  it('answers an unknown system with the API error, and an unknown connection with noConnection', async () => {
+    const bad = (await ask(form({ system: `no-such-system-${tag}` }))) as Failed;
+    assert.equal(bad.type, 'failed');
+    assert.equal(bad.failure, 'api');
+    assert.ok(bad.message.length > 0);
+    const gone = (await ask(form({ profile: 'not-a-profile' }))) as Failed;
+    assert.equal(gone.failure, 'noConnection');
+  });
+
+  it('rejects and logs a message of the wrong shape without acting on it', async () => {
+    let posted = 0;
+    const sub = panel.onDidPost(() => posted++);
+    const before = panel.lastResults;
+    for (const bad of [{ type: 'query', requestId: 'x', form: form() }, { type: 'openJob', id: ids.ok, what: 'delete' }, { type: 'command', command: 'workbench.action.quit' }, 'ready', null]) {
+      assert.equal(await panel.receive(bad), false, JSON.stringify(bad));
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    sub.dispose();
+    assert.equal(posted, 0, 'no answer to a rejected message');
+    assert.equal(panel.lastResults, before);
+    const api = await extensionApi();
+    await waitFor('the rejection in the log', () => /rejected a message of the wrong shape/.test(firecrestLogText(api)), 10_000);
+  });
+
+  it('exports the rows it is given as CSV through the save dialog', async () => {
+    await ask(form({ jobIds: `${ids.ok} ${ids.fail}` }));
+    const file = join(mkdtempSync(join(tmpdir(), 'fc-acct-')), 'out.csv');
+    panel.pickSaveUri = async () => vscode.Uri.file(file);
+    const id = ++requestId;
+    const done = nextPost(panel, (m): m is Extract<AccountingToWebview, { type: 'exported' }> => m.type === 'exported' && m.requestId === id);
+    await panel.receive({ type: 'export', requestId: id, ids: [ids.fail, ids.ok] });
+    assert.equal((await done).path, file);
+    const lines = readFileSync(file, 'utf8').split('\r\n');
+    assert.match(lines[0], /^JobID,JobName,State,/);
+    assert.match(lines[1], new RegExp(`^${ids.fail},acct-fail-${tag},FAILED`));
+    assert.match(lines[1], /,3$/);
+    assert.match(lines[2], new RegExp(`^${ids.ok},acct-ok-${tag},COMPLETED.*,0$`));
+  });
+
+  it('opens a clicked job in Show Job Details', async () => {
+    await panel.receive({ type: 'openJob', id: ids.fail, what: 'details' });
+    const editor = await waitFor('the job details document', () =>
+      vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'firecrest-job' && e.document.uri.path.endsWith(`/${ids.fail}.md`)));
+    assert.match(editor.document.getText(), new RegExp(`# Job ${ids.fail}`));
+  });
+
+  it('says ready again after being hidden and shown (the webview restores itself from its state)', async () => {
+    // The details editor opened in the panel's column above, so the panel is hidden now.
+    await waitFor('the panel hidden', () => !panel.panel.visible);
+    assert.equal(panel.isReady, false);
+    const again = nextReceived(panel, (m): m is Extract<AccountingToHost, { type: 'ready' }> => m.type === 'ready');
+    panel.panel.reveal();
+    await again;
+    assert.ok(panel.isReady);
+  });
+});
