@@ -49,6 +49,7 @@ describe('extension shell', () => {
     assert.equal(info(PROFILE), undefined);
     assert.ok(!profilesSetting().some((p) => p.name === PROFILE), 'no profile in the settings');
     const log = await waitFor('the error in the log', () => /firecrest\.addConnection: .+/.exec(firecrestLogText(api)));
+    assert.match(log[0], /token|credential|401|unauthori[sz]ed|invalid/i, 'the message says the credentials were refused');
     assert.ok(!log[0].includes('not-the-secret-42'), 'the refused secret is not logged');
   });
 
