@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sleep } from './support';
+import { gatewayOnly } from '../support/target';
+import { gw, sleep, token } from './support';
 import { scratch, taskOf, uploadFile, v1, waitTask } from './v1-support';
 
 let dir = '';
@@ -116,6 +117,29 @@ void describe('v1 compute: queue, cancel, accounting', () => {
     assert.equal(ct.status, '200', JSON.stringify(ct.data));
     assert.equal(typeof ct.data, 'string');
     assert.match((await finalState(jobId)).state, /^CANCELLED/);
+  });
+
+  void it("another user sees the job only with userJobs=false, without file details, and cannot cancel it", { skip: gatewayOnly() }, async () => {
+    const g = gw();
+    const other = (g.clients ?? []).find((c) => c.user !== g.user);
+    if (!other) throw new Error('no second client');
+    const auth = `Bearer ${await token(other.clientId, other.clientSecret)}`;
+    const sub = await taskOf('/compute/jobs/upload', { method: 'POST', multipart: { file: script('sleep 30') } }, 201);
+    const jobId = sub.data.jobid as string;
+    try {
+      const own = await v1('/compute/jobs', { query: { jobs: jobId }, auth });
+      assert.deepEqual((await waitTask(own.body.task_id as string, undefined, 60_000, auth)).data, {});
+      const all = await v1('/compute/jobs', { query: { jobs: jobId, userJobs: 'false' }, auth });
+      const row = (await waitTask(all.body.task_id as string, undefined, 60_000, auth)).data['0'];
+      assert.equal(row?.jobid, jobId);
+      assert.equal(row.job_file_out, '');
+      const cancel = await v1(`/compute/jobs/${jobId}`, { method: 'DELETE', auth });
+      const ct = await waitTask(cancel.body.task_id as string, undefined, 60_000, auth);
+      assert.equal(ct.status, '400');
+      assert.equal(ct.data, 'User does not have permission to cancel job');
+    } finally {
+      await taskOf(`/compute/jobs/${jobId}`, { method: 'DELETE' });
+    }
   });
 
   void it('paginated listing past the end fails the task (Q8); an unknown job is {}', async () => {

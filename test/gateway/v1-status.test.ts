@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { gatewayOnly } from '../support/target';
-import { gw, t, token } from './support';
+import { admin, gw, requestToken, sleep, t, token } from './support';
 import { taskOf, v1, waitTask } from './v1-support';
 
 async function otherAuth(): Promise<string> {
@@ -29,6 +29,34 @@ void describe('v1 auth', () => {
     const garbage = await v1('/status/systems', { auth: 'Bearer not-a-jwt', machine: null });
     assert.equal(garbage.status, 401);
     assert.equal(typeof garbage.body.description, 'string');
+  });
+
+  void it('an expired token is 401 JWT token has expired', { skip: gatewayOnly() }, async () => {
+    const put = await admin('PUT', '/settings', { tokenLifetimeSeconds: 1 });
+    assert.equal(put.status, 200, put.text);
+    let short: string;
+    try {
+      short = (await requestToken()).body.access_token as string;
+    } finally {
+      await admin('PUT', '/settings', { tokenLifetimeSeconds: 300 });
+    }
+    await sleep(2100);
+    const r = await v1('/utilities/whoami', { auth: `Bearer ${short}` });
+    assert.equal(r.status, 401);
+    assert.deepEqual(r.body, { description: 'JWT token has expired' });
+  });
+
+  void it('fault switches apply to /v1 too', { skip: gatewayOnly() }, async () => {
+    const put = await admin('PUT', '/faults', { rateLimit: { next: 1, match: '^GET /v1/status/', retryAfterSeconds: 2 } });
+    assert.equal(put.status, 200, put.text);
+    try {
+      const limited = await v1('/status/services', { machine: null });
+      assert.equal(limited.status, 429);
+      assert.equal(limited.headers.get('retry-after'), '2');
+      assert.equal((await v1('/status/services', { machine: null })).status, 200);
+    } finally {
+      await admin('DELETE', '/faults');
+    }
   });
 
   void it('accepts the gateway tokens on every service', async () => {

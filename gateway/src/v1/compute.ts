@@ -128,7 +128,9 @@ export async function computeRoutes(app: FastifyInstance, deps: V1Deps): Promise
     // userJobs defaults to true; only an explicit false-like value lists every user's jobs.
     const userJobs = q.raw('userJobs') === undefined || q.bool('userJobs');
     return start(req, 'Failed to retrieve jobs information', async (user, system) => {
-      const list = (await system.scheduler.list(user, { allUsers: !userJobs, jobIds: ids })).filter(inQueue);
+      const list = (await system.scheduler.list(user, { allUsers: !userJobs, jobIds: ids }))
+        // squeue -u <user> when userJobs: a job id alone would also match another user's job.
+        .filter((j) => inQueue(j) && (!userJobs || j.user === user.name));
       const page = paginate(list, q);
       const data: Record<string, unknown> = {};
       for (const [i, job] of page.entries()) data[String(i)] = queueJob(job, await filesOf(deps, user, job, job.user === user.name));
@@ -150,7 +152,7 @@ export async function computeRoutes(app: FastifyInstance, deps: V1Deps): Promise
       try {
         await system.scheduler.cancel(user, id);
       } catch (e) {
-        if (e instanceof SchedulerError && e.status === 403) throw new Error('User does not have permission to cancel job');
+        if ((e instanceof SchedulerError && e.status === 403) || /permission denied/i.test(schedulerText(e))) throw new Error('User does not have permission to cancel job');
         throw new Error(schedulerText(e));
       }
       return '';
