@@ -164,6 +164,34 @@ describe('Jobs view and job commands', function () {
     assert.ok(doc.getText().includes('#SBATCH --partition=debug'), 'the script is in the details');
   });
 
+  it('resubmits a finished job with the same script, working directory and partition', async () => {
+    assert.ok(submitted);
+    const again = await vscode.commands.executeCommand<Ref>('firecrest.resubmitJob', submitted);
+    assert.ok(again?.jobId && again.jobId !== submitted.jobId, 'a new job id');
+    const [a, b] = await Promise.all([client.jobMetadata(t.system, submitted.jobId), client.jobMetadata(t.system, again.jobId)]);
+    assert.equal(b.script, a.script);
+    const job = await client.job(t.system, again.jobId);
+    assert.equal(job.partition, 'debug');
+    assert.equal(job.workingDirectory, home);
+    await client.cancelJob(t.system, again.jobId).catch(() => undefined);
+  });
+
+  it('runs a command inside a running job and shows its output (attach)', async function () {
+    if (!client.capabilities.attach) this.skip();
+    const file = join(dir, `attach-${tag}.sh`);
+    writeFileSync(file, `#!/bin/bash\n#SBATCH --job-name=fc-attach-${tag}\nsleep 120\n`);
+    const ref = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: file, profile: PROFILE, system: t.system, workingDirectory: home, partition: 'debug' });
+    try {
+      await waitFor('the job running', async () => (await client.job(t.system, ref.jobId)).stateClass === 'running', 60_000);
+      const uri = await vscode.commands.executeCommand<string>('firecrest.attachToJob', { ...ref, command: 'echo "inside $SLURM_JOB_ID"' });
+      assert.match(uri ?? '', /^firecrest:/);
+      const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+      assert.equal(doc.getText(), `inside ${ref.jobId}\n[exit 0]\n`);
+    } finally {
+      await client.cancelJob(t.system, ref.jobId).catch(() => undefined);
+    }
+  });
+
   it('does not poll while the Jobs view is hidden, and cancels a running job (CANCELLED)', async function () {
     const file = join(dir, `sleep-${tag}.sh`);
     writeFileSync(file, `#!/bin/bash\n#SBATCH --job-name=fc-sleep-${tag}\n#SBATCH --time=00:10:00\nsleep 300\n`);
@@ -193,6 +221,19 @@ describe('Jobs view and job commands', function () {
     assert.equal(row.icon, 'circle-slash');
     const job = await client.job(t.system, ref.jobId);
     assert.equal(job.stateClass, 'cancelled');
+  });
+
+  it('cancels every job selected in the tree at once', async () => {
+    const refs: Ref[] = [];
+    for (const n of [1, 2]) {
+      const file = join(dir, `multi-${n}-${tag}.sh`);
+      writeFileSync(file, `#!/bin/bash\n#SBATCH --job-name=fc-multi-${n}-${tag}\nsleep 300\n`);
+      refs.push(await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: file, profile: PROFILE, system: t.system, workingDirectory: home, partition: 'debug' }));
+    }
+    // As from the tree: the clicked node first, then the whole selection.
+    const cancelled = await vscode.commands.executeCommand<string[]>('firecrest.cancelJob', { ...refs[0], confirm: false }, refs);
+    assert.deepEqual([...cancelled].sort(), refs.map((r) => r.jobId).sort());
+    for (const r of refs) await waitFor(`job ${r.jobId} cancelled`, async () => (await client.job(t.system, r.jobId)).stateClass === 'cancelled', 60_000);
   });
 
   it('shows a failing listing as an error node with Retry', async function () {
