@@ -70,8 +70,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
 async function startUp(connections: Connections): Promise<void> {
   await new Promise((r) => setTimeout(r, 0));
   // Signed-in profiles show "connecting" until their first client exists; make that true now.
-  const pending = connections.connections().filter((c) => c.state === 'connecting');
-  await Promise.allSettled(pending.map((c) => connections.client(c.profile.name)));
+  await connections.connectPending();
 }
 
 export function deactivate(): void {

@@ -109,6 +109,15 @@ export class Connections extends Disposable implements ConnectionService {
     this._onDidChange.fire();
   }
 
+  /**
+   * Connects every signed-in profile that has no client yet, so "connecting" turns into connected or
+   * error without waiting for a view to ask. Failures are recorded in the state, not thrown.
+   */
+  async connectPending(): Promise<void> {
+    const pending = [...this.entries.values()].filter((e) => e.state === 'connecting' && !e.client);
+    await Promise.allSettled(pending.map((e) => this.client(e.profile.name)));
+  }
+
   client(profileName?: string): Promise<FirecrestClient> {
     const entry = this.entry(profileName);
     entry.client ??= this.connect(entry);
@@ -153,6 +162,7 @@ export class Connections extends Disposable implements ConnectionService {
     if (secret !== undefined) await this.secrets.store(secretKey(profile.name), secret);
     await saveProfile(profile);
     await this.reload();
+    void this.connectPending();
   }
 
   async signIn(name: string, secret: string): Promise<Validation> {
@@ -161,6 +171,7 @@ export class Connections extends Disposable implements ConnectionService {
     await this.secrets.store(secretKey(name), secret);
     await this.reload();
     this.log.info(`Signed in to "${name}".`);
+    void this.connectPending();
     return result;
   }
 
