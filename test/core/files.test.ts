@@ -26,6 +26,18 @@ void describe('filesystem ops routes', () => {
     assert.equal(dec(await c.downloadSmall(S, `${dir}/blob.bin`)), 'short');
   });
 
+  void it('names with spaces, quotes and non-ASCII letters survive every route', async () => {
+    const sub = `${dir}/dir with space`;
+    const name = "it's ünïcode & more.txt";
+    await c.mkdir(S, sub);
+    await c.uploadSmall(S, sub, name, enc('odd'));
+    assert.ok((await c.list(S, sub)).some((e) => e.name === name));
+    assert.equal(dec(await c.downloadSmall(S, `${sub}/${name}`)), 'odd');
+    assert.equal((await c.stat(S, `${sub}/${name}`)).size, 3);
+    await c.remove(S, `${sub}/${name}`);
+    assert.deepEqual(await c.list(S, sub), []);
+  });
+
   void it('mkdir (parents), ls with kinds, sizes, hidden files, stat', async () => {
     await c.mkdir(S, `${dir}/a/b/c`, { parents: true });
     await c.uploadSmall(S, `${dir}/a`, 'f.txt', enc('12345'));
