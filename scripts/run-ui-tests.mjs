@@ -37,7 +37,8 @@ try {
   if (process.env.FIRECREST_URL) {
     // A site's own deployment: the same bootstrap, built from the FIRECREST_* variables.
     info = { v2: process.env.FIRECREST_URL, tokenUrl: process.env.FIRECREST_TOKEN_URL, clientId: process.env.FIRECREST_CLIENT_ID,
-      clientSecret: process.env.FIRECREST_CLIENT_SECRET, systems: [process.env.FIRECREST_SYSTEM] };
+      clientSecret: process.env.FIRECREST_CLIENT_SECRET, systems: [process.env.FIRECREST_SYSTEM],
+      apiVersion: process.env.FIRECREST_API_VERSION === 'v1' ? 'v1' : process.env.FIRECREST_API_VERSION === 'v2' ? 'v2' : 'auto' };
     console.log(`[ui] using the deployment at ${info.v2} (FIRECREST_URL is set)`);
   } else {
     const gw = await startGateway({ scheduler: process.env.GATEWAY_SCHEDULER || 'auto' });

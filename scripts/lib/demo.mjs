@@ -10,7 +10,7 @@ export const DEMO_PROFILE = 'local';
 
 /** The connection profile of a gateway JSON line (no secret in it). */
 export function profileFor(info, name = DEMO_PROFILE) {
-  return { name, url: info.v2, apiVersion: 'v2', tokenUrl: info.tokenUrl, clientId: info.clientId, defaultSystem: info.systems[0] };
+  return { name, url: info.v2, apiVersion: info.apiVersion ?? 'v2', tokenUrl: info.tokenUrl, clientId: info.clientId, defaultSystem: info.systems[0] };
 }
 
 /** Writes the bootstrap file (mode 0600) into `dir`; returns its path. */
