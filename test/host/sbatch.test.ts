@@ -196,6 +196,38 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     assert.deepEqual({ ...lenses[0].command?.arguments?.[0], uri: undefined }, { uri: undefined, profile: PROFILE, system: t.system });
   });
 
+  it('checks a firecrest:// script against its own system, whatever the setting says', async () => {
+    const api = await extensionApi();
+    const home = `/home/${user}`;
+    const name = `fc-sbatch-${Math.random().toString(36).slice(2, 8)}.sh`;
+    await client.uploadSmall(t.system, home, name, new TextEncoder().encode('#!/bin/bash\n#SBATCH --partition=nosuch\necho\n'));
+    await vscode.workspace.getConfiguration('firecrest').update('sbatch.system', `${PROFILE}/no-such-system`, vscode.ConfigurationTarget.Global);
+    try {
+      const authority = api.connections.multiProfile ? `${encodeURIComponent(PROFILE)}@${t.system}` : t.system;
+      const uri = vscode.Uri.from({ scheme: 'firecrest', authority, path: `${home}/${name}` });
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+      await waitFor('the remote script checked', () => diags(uri).length > 0, 20_000);
+      assert.deepEqual(diags(uri).map((d) => [d[0], d[1], d[2], d[3]]), [['unknown-partition', 1, 20, 26]]);
+      assert.match(diags(uri)[0][4], new RegExp(`does not exist on ${t.system} `));
+    } finally {
+      await vscode.workspace.getConfiguration('firecrest').update('sbatch.system', `${PROFILE}/${t.system}`, vscode.ConfigurationTarget.Global);
+      await client.remove(t.system, `${home}/${name}`).catch(() => undefined);
+    }
+  });
+
+  it('runs only the offline checks when the target connection does not exist or is signed out', async () => {
+    await vscode.workspace.getConfiguration('firecrest').update('sbatch.system', `nobody-signed-in/${t.system}`, vscode.ConfigurationTarget.Global);
+    try {
+      const r0 = (await vscode.commands.executeCommand<{ refreshes: number }>('firecrest.test.sbatchStats')).refreshes;
+      const { uri } = await open('offline.sh', '#!/bin/bash\n#SBATCH --partition=nosuch --time=1x\necho\n', (d) => d.length > 0);
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(diags(uri).map((d) => d[0]), ['malformed-value']);
+      assert.equal((await vscode.commands.executeCommand<{ refreshes: number }>('firecrest.test.sbatchStats')).refreshes, r0, 'nothing fetched');
+    } finally {
+      await vscode.workspace.getConfiguration('firecrest').update('sbatch.system', `${PROFILE}/${t.system}`, vscode.ConfigurationTarget.Global);
+    }
+  });
+
   it('typing 100 characters costs at most one refresh per cache period; plain scripts cost none', async function () {
     const gw = t.gateway;
     const stats = async (): Promise<number> => {
