@@ -117,6 +117,17 @@ void describe('v1 status', () => {
   });
 });
 
+void describe('v1 gateway paths', () => {
+  void it('the gateway refuses / and /tasks/tasklist (400 Invalid) and answers 404 for unrouted paths', { skip: gatewayOnly() }, async () => {
+    const root = await v1('', { machine: null });
+    assert.deepEqual([root.status, root.text], [400, 'Invalid']);
+    const list = await v1('/tasks/tasklist', { machine: null });
+    assert.deepEqual([list.status, list.text], [400, 'Invalid']);
+    assert.equal((await v1('/nowhere', { machine: null })).status, 404);
+    assert.equal((await v1('/compute/jobs', { method: 'PUT' })).status, 404);
+  });
+});
+
 void describe('v1 machine header', () => {
   void it('missing -> 400 No machine name given, unknown -> both header spellings by service', async () => {
     const missing = await v1('/utilities/ls', { query: { targetPath: '/' }, machine: null });

@@ -80,15 +80,19 @@ export async function storageExternalRoutes(app: FastifyInstance, deps: V1Deps):
       user: user.name, system_name: system.name, system_addr: system.name, target, source: name,
       status: '110', hash_id: task.task_id, trace_id: '', msg: 'Waiting for Presigned URL to upload file to staging area (s3v4)',
     };
-    tasks.update(task.task_id, '110', record);
     const url = `${settings.origin}/s3/${user.name}`;
     const data = signer.presignPost(user.name, key, TEMPURL_EXP_SECONDS, MAX_BYTES);
     const sourcePath = f.required('sourcePath');
     const command = `curl -f --show-error -s -i -X POST ${url} ${Object.entries(data).map(([k, v]) => `-F ${quote(`${k}=${v}`)}`).join(' ')} -F ${quote(`file=@${sourcePath}`)}`;
     pending.set(`${user.name}/${key}`, { taskId: task.task_id, user, record, target });
-    tasks.update(task.task_id, '111', {
-      ...record, status: '111',
-      msg: { command, parameters: { method: 'POST', url, data, files: sourcePath, json: {}, params: {}, headers: {} } },
+    // Like the real storage worker: 100 on creation, then 110 while "asking" the object store for
+    // the form, then 111 once it is there.
+    setImmediate(() => {
+      tasks.update(task.task_id, '110', record);
+      setImmediate(() => tasks.update(task.task_id, '111', {
+        ...record, status: '111',
+        msg: { command, parameters: { method: 'POST', url, data, files: sourcePath, json: {}, params: {}, headers: {} } },
+      }));
     });
     return reply.code(201).send({ success: 'Task created', task_url: `/tasks/${task.task_id}`, task_id: task.task_id });
   });
