@@ -31,10 +31,16 @@ const MiB = 1024 * 1024;
  * replaces the callers of this function; the wording stays in one spot until then.
  */
 export function tooLargeForDirectTransfer(path: string, size: number | undefined, limit: number): FsError {
-  const mib = (n: number) => (n / MiB).toFixed(n < 10 * MiB ? 1 : 0);
-  const actual = size === undefined ? `> ${mib(limit)}` : `${mib(size)}`;
+  const actual = size === undefined ? `more than ${mib(limit)}` : mib(size);
   return new FsError(
     'TooLarge',
-    `${path}: file too large for direct transfer (${actual} MiB > ${mib(limit)} MiB limit); staged transfers come with a later update`,
+    `${path}: file too large for direct transfer (${actual} > ${mib(limit)} limit); staged transfers come with a later update`,
   );
+}
+
+/** `1 MiB`, `2.37 MiB`; exact bytes when two sizes would otherwise read the same. */
+function mib(n: number): string {
+  if (n % MiB === 0) return `${n / MiB} MiB`;
+  const rounded = (n / MiB).toFixed(2);
+  return Number(rounded) * MiB === n ? `${rounded} MiB` : `${rounded} MiB (${n} bytes)`;
 }

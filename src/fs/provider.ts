@@ -37,7 +37,11 @@ export class FirecrestFileSystemProvider implements vscode.FileSystemProvider, v
     options: ProviderOptions,
     private readonly log: Log,
   ) {
-    this.core = new RemoteFileSystem({ ...options, onChange: (c) => this.fire(c) });
+    this.core = new RemoteFileSystem({
+      ...options,
+      onChange: (c) => this.fire(c),
+      onListed: (dir, n, ms) => this.log.debug(`listed ${dir.toString()}: ${n} entries in ${ms} ms`),
+    });
     this.poller = new ChangePoller({
       ...options.poller,
       list: (dir, maxAgeMs) => this.core.list(dir, maxAgeMs),
@@ -48,11 +52,11 @@ export class FirecrestFileSystemProvider implements vscode.FileSystemProvider, v
   }
 
   /** Announces changes made outside the provider (commands such as chmod or symlink). */
-  refresh(uri: vscode.Uri): void {
+  refresh(uri: vscode.Uri, created = false): void {
     const u = FirecrestUri.parse(uri);
     this.core.invalidate(u);
     this.core.invalidate(u.dirname);
-    this.fire([{ kind: 'changed', uri: u }]);
+    this.fire([{ kind: created ? 'created' : 'changed', uri: u }]);
   }
 
   watch(uri: vscode.Uri, options: { readonly recursive: boolean; readonly excludes: readonly string[] }): vscode.Disposable {

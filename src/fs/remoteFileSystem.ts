@@ -23,6 +23,8 @@ export interface RemoteFileSystemOptions {
   clientFor(profile: string | undefined): Promise<FirecrestApi>;
   /** `System.maxDirectTransferSize` of a system. */
   directLimit(profile: string | undefined, system: string): Promise<number>;
+  /** Every listing actually fetched (for the log). */
+  onListed?: (dir: FirecrestUri, entries: number, ms: number) => void;
   /** Where our own writes are announced (the provider batches them into onDidChangeFile). */
   onChange?(changes: RemoteChange[]): void;
   /** Listings younger than this answer stat/readDirectory without a request (default 4 s). */
@@ -47,17 +49,25 @@ export class RemoteFileSystem {
     this.limits = new TtlCache<number>(50, opts.now);
   }
 
-  /** The listing of a folder, from the cache when younger than `maxAgeMs`. */
-  async list(dir: FirecrestUri, maxAgeMs = this.ttlMs): Promise<Listing> {
-    // A folder the cached parent listing does not contain (VS Code's probes for .vscode, .git...)
-    // is answered without a request.
-    if (dir.path !== '/') {
+  /**
+   * The listing of a folder, from the cache when younger than `maxAgeMs`. With `parentHint`, a
+   * folder that the cached parent listing does not contain is missing without a request: that is
+   * how stat answers VS Code's probes (.vscode/settings.json, .git/HEAD...). An explicit listing
+   * (readDirectory, polling) never trusts the hint: the folder may be newer than the parent's listing.
+   */
+  async list(dir: FirecrestUri, maxAgeMs = this.ttlMs, parentHint = false): Promise<Listing> {
+    if (parentHint && dir.path !== '/') {
       const parent = this.listings.peek(key(dir.dirname), this.ttlMs);
       const self = parent?.entries.get(dir.basename);
       if (parent && !self) throw new FsError('FileNotFound', `${dir.path}: no such file or directory`);
       if (self && !(self.type & EntryType.Directory)) throw new FsError('FileNotADirectory', `${dir.path} is not a directory`);
     }
-    return this.listings.get(key(dir), maxAgeMs, async () => fetchListing(await this.api(dir), dir));
+    return this.listings.get(key(dir), maxAgeMs, async () => {
+      const started = Date.now();
+      const listing = await fetchListing(await this.api(dir), dir);
+      this.opts.onListed?.(dir, listing.entries.size, Date.now() - started);
+      return listing;
+    });
   }
 
   /** The cached entry of `uri` in its parent's listing, when at most `maxAgeMs` old. */
@@ -80,7 +90,7 @@ export class RemoteFileSystem {
     if (older && older.type & EntryType.Directory) return older;
     let parent: Listing;
     try {
-      parent = await this.list(dir);
+      parent = await this.list(dir, this.ttlMs, true);
     } catch (e) {
       // The parent may be unreadable (group scratch roots are often --x) or outside the configured
       // file systems: ask about the entry itself.
@@ -108,15 +118,29 @@ export class RemoteFileSystem {
 
   async readFile(uri: FirecrestUri): Promise<Uint8Array> {
     const limit = await this.directLimit(uri);
-    const known = this.peekEntry(uri);
-    if (known && known.type & EntryType.Directory) throw new FsError('FileIsADirectory', `${uri.path} is a directory`);
-    if (known && known.size > limit) throw tooLargeForDirectTransfer(uri.path, known.size, limit);
+    // VS Code stats before reading, so this is normally served by the listing it just made; a
+    // caller that did not (workspace.fs.readFile) pays one listing to learn the size first.
+    const entry = await this.statForRead(uri);
+    if (entry.type & EntryType.Directory) throw new FsError('FileIsADirectory', `${uri.path} is a directory`);
+    if (entry.size > limit) throw tooLargeForDirectTransfer(uri.path, entry.size, limit);
     const api = await this.api(uri);
     try {
       return await api.downloadSmall(uri.system, uri.path);
     } catch (e) {
       if (e instanceof TooLargeError) throw tooLargeForDirectTransfer(uri.path, undefined, limit);
       throw e;
+    }
+  }
+
+  /** A read names a file someone expects to exist: a cached "missing" is checked once more. */
+  private async statForRead(uri: FirecrestUri): Promise<RemoteEntry> {
+    const cached = this.listings.peek(key(uri.dirname), this.ttlMs) !== undefined;
+    try {
+      return await this.stat(uri);
+    } catch (e) {
+      if (!cached || !(e instanceof FsError && e.code === 'FileNotFound')) throw e;
+      this.invalidate(uri.dirname);
+      return this.stat(uri);
     }
   }
 

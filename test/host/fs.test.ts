@@ -156,6 +156,20 @@ describe('remote files (firecrest:// file system)', function () {
     assert.equal(Buffer.from(await read(at('copied', 'a.txt'))).toString(), 'A', 'the copy is independent');
   });
 
+  it('refuses files above the direct-transfer limit with a clear message, both ways', async () => {
+    const api = await extensionApi();
+    const limit = (await api.connections.systems(PROFILE)).find((s) => s.name === t.system)?.maxDirectTransferSize ?? 0;
+    assert.ok(limit > 0, 'the system reports its direct-transfer limit');
+    const big = new Uint8Array(limit + 1);
+    const err = await rejectsWith(write(at('big.bin'), big), 'Unavailable');
+    assert.match(err.message, /file too large for direct transfer \(.+ MiB.* > .+ MiB limit\); staged transfers come with a later update/);
+    // Made on the cluster (compresses to almost nothing), then read through the provider.
+    await client.uploadSmall(t.system, base.path, 'big.tar.gz', tarGz([{ name: 'big-remote.bin', data: big }]));
+    await client.extract(t.system, base.joinPath('big.tar.gz').path, base.path, { compression: 'gzip' });
+    const err2 = await rejectsWith(read(at('big-remote.bin')), 'Unavailable');
+    assert.match(err2.message, /file too large for direct transfer/);
+  });
+
   it('raises FileNotFound for a missing path, quietly for the paths VS Code probes', async () => {
     await rejectsWith(vscode.workspace.fs.stat(at('does-not-exist.txt')), 'FileNotFound');
     await rejectsWith(read(at('does-not-exist.txt')), 'FileNotFound');
@@ -232,6 +246,16 @@ describe('remote files (firecrest:// file system)', function () {
       await waitFor('the created file to be reported', () => seen.includes(dir.joinPath('behind-your-back.txt').path), 30_000);
     } finally {
       watcher.dispose();
+    }
+    // Nothing watched any more: nothing is listed again.
+    const stats = statsOf(t.gateway);
+    if (stats) {
+      await new Promise((r) => setTimeout(r, 500));
+      await stats.reset();
+      await new Promise((r) => setTimeout(r, 8000));
+      const lists = await stats.count(/GET .*\/ops\/ls$/);
+      if (lists) console.log(firecrestLogText(await extensionApi()).split('\n').filter((l) => l.includes('listed ')).slice(-5).join('\n'));
+      assert.equal(lists, 0, 'no listing while nothing is watched');
     }
   });
 });
