@@ -16,7 +16,7 @@ export interface AdminDeps {
   v2: { settings: GatewaySettings };
 }
 
-const SETTINGS = ['tokenLifetimeSeconds', 'maxOpsFileSize', 'commandTimeoutSeconds'] as const;
+const SETTINGS = ['tokenLifetimeSeconds', 'maxOpsFileSize', 'commandTimeoutSeconds', 'maxPartSize', 'stagingTtlSeconds'] as const;
 
 function sameToken(given: string, expected: string): boolean {
   const a = Buffer.from(given);
@@ -31,6 +31,8 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promis
     tokenLifetimeSeconds: runtime.tokenLifetimeSeconds,
     maxOpsFileSize: settings.maxOpsFileSize,
     commandTimeoutSeconds: settings.commandTimeoutSeconds,
+    maxPartSize: settings.maxPartSize,
+    stagingTtlSeconds: settings.stagingTtlSeconds,
   });
 
   app.addHook('onRequest', async (req, reply) => {
@@ -67,6 +69,8 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promis
     if (n.tokenLifetimeSeconds !== undefined) runtime.tokenLifetimeSeconds = n.tokenLifetimeSeconds;
     if (n.maxOpsFileSize !== undefined) settings.maxOpsFileSize = n.maxOpsFileSize;
     if (n.commandTimeoutSeconds !== undefined) settings.commandTimeoutSeconds = n.commandTimeoutSeconds;
+    if (n.maxPartSize !== undefined) settings.maxPartSize = n.maxPartSize;
+    if (n.stagingTtlSeconds !== undefined) settings.stagingTtlSeconds = n.stagingTtlSeconds;
     return current();
   });
 

@@ -29,6 +29,10 @@ export interface GatewayConfig {
   tokenLifetimeSeconds: number;
   maxOpsFileSize: number;
   commandTimeoutSeconds: number;
+  /** Bytes per part of staged (S3 multipart) uploads. */
+  maxPartSize: number;
+  /** Lifetime of presigned staging URLs, seconds. */
+  stagingTtlSeconds: number;
   appVersion: string;
   /** Seconds between background health probes (`probing.intervalCheck`). */
   healthIntervalSeconds: number;
@@ -53,6 +57,8 @@ export function defaultConfig(now = Math.floor(Date.now() / 1000)): GatewayConfi
     tokenLifetimeSeconds: 300,
     maxOpsFileSize: 5242880,
     commandTimeoutSeconds: 5,
+    maxPartSize: 2147483648,
+    stagingTtlSeconds: 604800,
     appVersion: '2.5.6',
     healthIntervalSeconds: 120,
     local: {

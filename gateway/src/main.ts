@@ -110,6 +110,8 @@ async function main(): Promise<void> {
     appVersion: config.appVersion,
     origin: '',
     stateDir: args.stateDir,
+    maxPartSize: config.maxPartSize,
+    stagingTtlSeconds: config.stagingTtlSeconds,
   };
   const health = new HealthChecker(systems, probeUser, config.healthIntervalSeconds);
   const adminToken = randomBytes(24).toString('base64url');

@@ -1,24 +1,21 @@
 /**
  * The staging store's HTTP face under `<origin>/s3`, S3-style: presigned `GET` (and the automatic `HEAD`) of an object
  * (with `Range`), and the presigned `POST` form upload into a bucket. No FirecREST token: the
- * presigned query or policy is the authorisation. Errors are S3 XML documents. Route modules for
- * further S3 calls (the v2 multipart PUT parts / CompleteMultipartUpload) register next to these.
+ * presigned query or policy is the authorisation. Errors are S3 XML documents. The write calls
+ * (multipart parts, CompleteMultipartUpload, PutObject, DELETE) are in write-routes.ts.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Signer } from './signer';
+import { s3Error } from './s3-reply';
 import { validKey, type ObjectStore } from './store';
+import { stagingWriteRoutes } from './write-routes';
 
 export interface StagingDeps {
   store: ObjectStore;
   signer: Signer;
 }
 
-const xmlEscape = (s: string): string => s.replace(/[<>&'"]/g, (c) => `&#${c.charCodeAt(0)};`);
-
-export function s3Error(reply: FastifyReply, status: number, code: string, message: string, resource = ''): FastifyReply {
-  const body = `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${xmlEscape(message)}</Message><Resource>${xmlEscape(resource)}</Resource></Error>`;
-  return reply.code(status).type('application/xml').send(body);
-}
+export { s3Error };
 
 function queryOf(req: FastifyRequest): Record<string, string> {
   const out: Record<string, string> = {};
@@ -107,4 +104,5 @@ export async function stagingRoutes(app: FastifyInstance, deps: StagingDeps): Pr
   });
   app.get<{ Params: { bucket: string; '*': string } }>('/:bucket/*', (req, reply) => getObject(req, reply, deps));
   app.post<{ Params: { bucket: string } }>('/:bucket', (req, reply) => postObject(req, reply, deps));
+  await stagingWriteRoutes(app, deps);
 }

@@ -36,7 +36,8 @@ export class ObjectStore {
   private readonly objects: string;
   private readonly tmp: string;
 
-  constructor(root: string) {
+  /** The staging folder (`<stateDir>/staging`); multipart uploads keep their parts below it. */
+  constructor(readonly root: string) {
     this.objects = join(root, 'objects');
     this.tmp = join(root, 'tmp');
   }

@@ -31,6 +31,10 @@ export interface GatewaySettings {
   origin: string;
   /** Directory for gateway state (staging store, local scheduler, keys). */
   stateDir: string;
+  /** S3 `multipart.max_part_size`: bytes per part of a staged upload (default 2 GiB). */
+  maxPartSize: number;
+  /** S3 `ttl`: seconds a presigned staging URL stays valid (default 604800). */
+  stagingTtlSeconds: number;
 }
 
 export interface V2Deps {

@@ -1,7 +1,7 @@
 /**
  * v2 filesystem transfer routes (`/filesystem/{system}/transfer/...`): each operation becomes a batch
  * job submitted as the user, answered at once with the `transferJob` the client then polls. The staged
- * S3 upload/download routes are not implemented yet (501).
+ * S3 upload/download routes are in staged.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { posix } from 'node:path';
@@ -13,6 +13,7 @@ import { Inputs } from '../fs/inputs';
 import { compressArgv, compressionOf, extractArgv } from '../fs/tar-commands';
 import { formatDirectives, transferJobName, transferScript, type TransferKind } from '../fs/transfer-script';
 import { ctx, type SystemRuntime, type V2Deps } from './context';
+import { stagedTransferRoutes } from './staged';
 
 /** `<default work dir>/<user>`; the home itself when that file system is where homes live. */
 function transferWorkDir(system: SystemRuntime, user: UnixUser): string {
@@ -22,7 +23,10 @@ function transferWorkDir(system: SystemRuntime, user: UnixUser): string {
   return fs.path === user.home || posix.normalize(user.home) === dir ? user.home : dir;
 }
 
-async function submitTransfer(req: FastifyRequest, kind: TransferKind, argv: string[], account: string | undefined): Promise<unknown> {
+/** Submits a transfer job as the user: `script` gets the system's directives (account filled in). */
+export type SubmitTransferJob = (req: FastifyRequest, name: string, script: (directives: string[]) => string, account: string | undefined) => Promise<{ transferJob: unknown }>;
+
+const submitJob: SubmitTransferJob = async (req, name, script, account) => {
   const { user, system } = ctx(req);
   const directives = formatDirectives(system.transferDirectives, account);
   const workDir = transferWorkDir(system, user);
@@ -30,9 +34,9 @@ async function submitTransfer(req: FastifyRequest, kind: TransferKind, argv: str
   const outputLog = `${workDir}/.f7t_file_handling_job_${id}.log`;
   const errorLog = `${workDir}/.f7t_file_handling_job_error_${id}.log`;
   const spec: JobSpec = {
-    script: transferScript(kind, directives, argv),
+    script: script(directives),
     workingDirectory: workDir,
-    name: transferJobName(kind),
+    name,
     standardInput: '/dev/null',
     standardOutput: outputLog,
     standardError: errorLog,
@@ -46,11 +50,15 @@ async function submitTransfer(req: FastifyRequest, kind: TransferKind, argv: str
     throw e;
   }
   return { transferJob: { jobId, system: system.name, workingDirectory: workDir, logs: { outputLog, errorLog } } };
+};
+
+function submitTransfer(req: FastifyRequest, kind: TransferKind, argv: string[], account: string | undefined): Promise<unknown> {
+  return submitJob(req, transferJobName(kind), (directives) => transferScript(kind, directives, argv), account);
 }
 
 const TARGET = ['targetPath', 'target_path'];
 
-export async function transferRoutes(app: FastifyInstance, _deps: V2Deps): Promise<void> {
+export async function transferRoutes(app: FastifyInstance, deps: V2Deps): Promise<void> {
   app.post('/mv', async (req, reply) => {
     const b = Inputs.body(req);
     const argv = ['mv', '--', b.sourcePath(), b.path(TARGET)];
@@ -88,9 +96,5 @@ export async function transferRoutes(app: FastifyInstance, _deps: V2Deps): Promi
     return reply.code(201).send(await submitTransfer(req, 'extract', argv, b.string(['account'])));
   });
 
-  const notYet = async (): Promise<never> => {
-    throw new ApiError(501, 'Staged transfers (transfer/upload and transfer/download) are not available on this gateway yet; use ops/upload and ops/download for files up to the direct-transfer limit.');
-  };
-  app.post('/upload', notYet);
-  app.post('/download', notYet);
+  await stagedTransferRoutes(app, deps, submitJob);
 }

@@ -1,0 +1,74 @@
+/**
+ * Job scripts of staged (S3) transfers. Like the real ingress/egress jobs they talk to the staging
+ * area over HTTP with presigned URLs (`curl`), as the user, so the gateway's own store stays
+ * private. Every value is a quoted shell word; the URLs never reach the logs (curl runs silent and
+ * only its error text is kept).
+ */
+import { shellQuote } from './shell-quote';
+
+export interface IngressScript {
+  directives: string[];
+  target: string;
+  /** Presigned GET of the staged object (HEAD works with it too). */
+  objectUrl: string;
+  /** Presigned DELETE of the staged object, called once it has been copied. */
+  deleteUrl: string;
+  /** How many 1 s probes before giving up (the client never completed the upload). */
+  maxProbes: number;
+}
+
+/**
+ * Upload side (`File was successfully downloaded`): probe the object every second until the client
+ * completed the multipart upload, then fetch it into the target. Exit 3 when the target is a directory.
+ */
+export function ingressScript(s: IngressScript): string {
+  return [
+    '#!/bin/bash',
+    ...s.directives,
+    '',
+    `target=${shellQuote(s.target)}`,
+    `url=${shellQuote(s.objectUrl)}`,
+    `del=${shellQuote(s.deleteUrl)}`,
+    'is_dir() { if [ -d "$target" ]; then echo "Cannot write to $target: Is a directory" >&2; exit 3; fi; }',
+    'is_dir',
+    'probes=0',
+    'while :; do',
+    '    code=$(curl -s -o /dev/null -w "%{http_code}" -I "$url")',
+    '    [ "$code" = 200 ] && break',
+    '    if [ "$code" != 404 ] && [ "$code" != 000 ]; then echo "The staging area refused the object probe (HTTP $code)" >&2; exit 4; fi',
+    '    probes=$((probes + 1))',
+    `    if [ "$probes" -ge ${s.maxProbes} ]; then echo "The staged object did not appear within ${s.maxProbes} s" >&2; exit 4; fi`,
+    '    sleep 1',
+    'done',
+    'is_dir',
+    'if ! curl -sS -f -o "$target" "$url"; then echo "Unable to download the staged object to $target" >&2; exit 5; fi',
+    'size=$(stat -c %s -- "$target")',
+    'curl -s -o /dev/null -X DELETE "$del" || true',
+    'echo "File was successfully downloaded (size: $(awk -v s="$size" \'BEGIN { printf "%.2f", s / 1048576 }\')MB)"',
+    'exit 0',
+    '',
+  ].join('\n');
+}
+
+export interface EgressScript {
+  directives: string[];
+  source: string;
+  /** Presigned PUT of the object the client will download. */
+  putUrl: string;
+}
+
+/** Download side (`[INFO] Multipart file upload successfully completed`): put the file into the staging area. */
+export function egressScript(s: EgressScript): string {
+  return [
+    '#!/bin/bash',
+    ...s.directives,
+    '',
+    `source=${shellQuote(s.source)}`,
+    `url=${shellQuote(s.putUrl)}`,
+    'if [ ! -f "$source" ] || [ ! -r "$source" ]; then echo "[ERROR] Cannot read $source" >&2; ls -ld -- "$source" >&2; exit 1; fi',
+    'if ! curl -sS -f -o /dev/null -H "Content-Type: application/octet-stream" -T "$source" "$url"; then echo "[ERROR] Upload of $source to the staging area failed" >&2; exit 2; fi',
+    'echo "[INFO] Multipart file upload successfully completed"',
+    'exit 0',
+    '',
+  ].join('\n');
+}
