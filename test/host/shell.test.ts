@@ -24,9 +24,12 @@ describe('extension shell', () => {
 
   before(async () => {
     api = await extensionApi();
+    // Debug lines (one per request, token lifetimes) are where a leak would hide: log them here.
+    await vscode.commands.executeCommand('_extensionTests.setLogLevel', 'debug');
   });
 
   after(async () => {
+    await vscode.commands.executeCommand('_extensionTests.setLogLevel', 'info');
     for (const name of [PROFILE, BOOT]) {
       if (info(name)) await vscode.commands.executeCommand('firecrest.removeConnection', { name, confirmed: true });
     }
@@ -120,6 +123,8 @@ describe('extension shell', () => {
     assert.ok(!log.includes(t.clientSecret), 'client secret absent from the log');
     assert.ok(!/Bearer\s+(?!\[REDACTED\])[A-Za-z0-9]/.test(log), 'no bearer token in the log');
     assert.match(log, /Connected to "shell-test"/);
+    assert.match(log, /\[debug\] \[connections\/http:shell-test\] GET \S+ -> 200/, 'request lines are logged at debug level');
+    assert.match(log, /new access token/, 'token events are logged (without the token)');
   });
 
   it('imports a bootstrap file once: secret to secret storage, profile to settings, file deleted', async () => {
