@@ -55,6 +55,7 @@ void describe('v1 storage: xfer-internal', () => {
     assert.equal(task.data.result, 'Job submitted');
     assert.match(task.data.jobid, /^\d+$/);
     assert.equal(state, 'COMPLETED');
+    assert.match(task.data.job_file_out, new RegExp(`/job-${task.data.jobid}\\.out$`));
     assert.equal((await view(`${dir}/copy.txt`)).output, 'internal copy');
     // Slurm's accounting row can lack descriptive fields for a moment after the job ended.
     let row = { partition: '', name: '' };
