@@ -194,6 +194,11 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     assert.equal(lenses[0].command?.title, `$(rocket) Submit to ${t.system}`);
     assert.equal(lenses[0].command?.command, 'firecrest.submitJob');
     assert.deepEqual({ ...lenses[0].command?.arguments?.[0], uri: undefined }, { uri: undefined, profile: PROFILE, system: t.system });
+    // The lens runs Submit Job for this script on that system.
+    const home = `/home/${user}`;
+    const ref = await vscode.commands.executeCommand<{ jobId: string }>(lenses[0].command.command, { ...lenses[0].command.arguments![0], workingDirectory: home });
+    assert.ok(ref?.jobId, 'a job id came back');
+    assert.equal((await client.job(t.system, ref.jobId)).partition, 'debug');
   });
 
   it('checks a firecrest:// script against its own system, whatever the setting says', async () => {
@@ -225,6 +230,28 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
       assert.equal((await vscode.commands.executeCommand<{ refreshes: number }>('firecrest.test.sbatchStats')).refreshes, r0, 'nothing fetched');
     } finally {
       await vscode.workspace.getConfiguration('firecrest').update('sbatch.system', `${PROFILE}/${t.system}`, vscode.ConfigurationTarget.Global);
+    }
+  });
+
+  it('a folder setting wins over the user setting for scripts in that folder', async function () {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder || folder.uri.scheme !== 'file') return this.skip();
+    const config = (uri?: vscode.Uri) => vscode.workspace.getConfiguration('firecrest', uri);
+    await config().update('sbatch.system', `nobody-signed-in/${t.system}`, vscode.ConfigurationTarget.Global);
+    await config(folder.uri).update('sbatch.system', `${PROFILE}/${t.system}`, vscode.ConfigurationTarget.WorkspaceFolder);
+    const file = vscode.Uri.joinPath(folder.uri, `fc-sbatch-folder-${Math.random().toString(36).slice(2, 8)}.slurm`);
+    try {
+      await vscode.workspace.fs.writeFile(file, new TextEncoder().encode('#!/bin/bash\n#SBATCH -p debug -t 3:00:00\necho\n'));
+      const doc = await vscode.workspace.openTextDocument(file);
+      assert.equal(doc.languageId, 'shellscript', '*.slurm is a shell script');
+      await vscode.window.showTextDocument(doc);
+      await waitFor('the live check in the folder', () => diags(file).length > 0, 20_000);
+      assert.deepEqual(diags(file).map((d) => d[0]), ['time-above-max']);
+    } finally {
+      await config(folder.uri).update('sbatch.system', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
+      await config().update('sbatch.system', `${PROFILE}/${t.system}`, vscode.ConfigurationTarget.Global);
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      await vscode.workspace.fs.delete(file).then(undefined, () => undefined);
     }
   });
 
