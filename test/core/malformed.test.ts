@@ -16,6 +16,7 @@ function wrongServer(): Server {
     if (path === '/filesystem/alps/ops/stat') return html(200);
     if (path === '/compute/alps/jobs') return html(502);
     if (path === '/status/alps/nodes') return html(500);
+    if (path === '/filesystem/alps/ops/rm') return json(200, {});
     if (path === '/status/alps/userinfo') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"user": {');
     return json(404, { errorType: 'error', message: 'Not Found', causedBy: null, data: null, user: null });
   });
@@ -39,6 +40,10 @@ void describe('malformed answers (local wrong-shape server)', () => {
     await assert.rejects(c.systems(), (e: unknown) => e instanceof MalformedResponseError && e.route === 'GET /status/systems' && /systems\.0\.name/.test(e.message));
     await assert.rejects(c.partitions('alps'), (e: unknown) => e instanceof MalformedResponseError && e.route === 'GET /status/{system}/partitions');
     await assert.rejects(c.list('alps', '/x'), (e: unknown) => e instanceof MalformedResponseError && /output\.0\.size/.test(e.message));
+  });
+
+  void it('a success status the route does not give is a ServerError saying what was expected', async () => {
+    await assert.rejects(c.remove('alps', '/x'), (e: unknown) => e instanceof ServerError && e.status === 200 && /expected 204/.test(e.message));
   });
 
   void it('truncated JSON is MalformedResponseError', async () => {

@@ -7,7 +7,7 @@ import type { FormData } from 'undici';
 import type { CallOptions } from '../api';
 import type { TokenSource } from '../auth/tokenSource';
 import type { ClientEvents } from '../client';
-import { RateLimitedError, UnauthorizedError } from '../errors';
+import { RateLimitedError, ServerError, UnauthorizedError } from '../errors';
 import { errorFromResponse } from './errorMapping';
 import { RateGate } from './rateGate';
 import { backoffMs, rateLimitWaitSeconds } from './retryAfter';
@@ -142,6 +142,10 @@ export class ApiHttp {
       if (idempotent && isTransient(res) && transientRetries < maxTransient) {
         await this.transientWait(route, transientRetries++, maxTransient, signal);
         continue;
+      }
+      if (res.status >= 200 && res.status < 300) {
+        // A success the route does not give: the server is not the FirecREST this client knows.
+        throw new ServerError(`Unexpected HTTP ${res.status} on ${route} (expected ${req.expect.join(' or ')})`, { status: res.status, route });
       }
       const err = errorFromResponse({ status: res.status, route, headers: res.headers, body: res.body });
       if (res.status === 401 && !this.tokens.canRefresh) throw new UnauthorizedError(`${err.message} (the static token was refused)`, { status: 401, route, user: err.user });
