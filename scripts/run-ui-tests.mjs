@@ -2,12 +2,13 @@
 // `npm run test:ui`: drives the real workbench (code-server + headless Chromium) with Playwright.
 // Connects the extension exactly like `npm start` (a one-shot bootstrap file named by
 // FIRECREST_BOOTSTRAP), then runs mocha over test/ui/**/*.test.ts; screenshots land in test-results/.
-// Options: --grep <text>, --verbose (code-server and browser console output).
+// Options: --grep <text>, --verbose (code-server and browser console output), --vsix <file> (test
+// the packaged extension, installed into code-server, instead of the development folder).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureTestHost, onSignals, repoRoot, startCodeServer, workbenchUrl } from './lib/code-server.mjs';
+import { ensureTestHost, installVsix, onSignals, repoRoot, startCodeServer, workbenchUrl } from './lib/code-server.mjs';
 import { DEMO_PROFILE, seedDemoHome, writeBootstrap } from './lib/demo.mjs';
 import { envFor, startGateway } from './with-gateway.mjs';
 
@@ -28,7 +29,7 @@ function findTests(dir) {
 let code = 1;
 try {
   const entry = ensureTestHost();
-  if (!argv.includes('--no-build')) {
+  if (!argv.includes('--no-build') && !argv.includes('--vsix')) {
     const b = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
     if (b.status !== 0) throw new Error('build failed');
   }
@@ -53,9 +54,16 @@ try {
   cleanups.push(async () => rmSync(secretsDir, { recursive: true, force: true }));
   const bootstrap = writeBootstrap(secretsDir, info, DEMO_PROFILE);
 
-  const cs = await startCodeServer({ entry, env: { ...env, FIRECREST_BOOTSTRAP: bootstrap }, quiet: !verbose });
+  const vsix = opt('--vsix');
+  const csRoot = mkdtempSync(join(tmpdir(), 'f7t-vscode-'));
+  cleanups.push(async () => rmSync(csRoot, { recursive: true, force: true }));
+  if (vsix) {
+    installVsix(entry, vsix, join(csRoot, 'extensions'));
+    console.log(`[ui] testing the packaged extension ${vsix}`);
+  }
+  const cs = await startCodeServer({ entry, root: csRoot, env: { ...env, FIRECREST_BOOTSTRAP: bootstrap }, quiet: !verbose });
   cleanups.push(cs.stop);
-  const url = workbenchUrl(cs.url, { folder: cs.workspace });
+  const url = workbenchUrl(cs.url, { folder: cs.workspace, ...(vsix ? { extensionDevelopmentPath: null } : {}) });
 
   const files = findTests(join(repoRoot, 'test/ui')).sort();
   console.log(`[ui] ${files.length} test file(s); screenshots in test-results/`);

@@ -96,14 +96,20 @@ function writeSettings(file, wanted) {
   writeFileSync(file, JSON.stringify({ ...wanted, ...current }, null, 2));
 }
 
+/** Installs a .vsix into an extensions dir with code-server's own CLI. */
+export function installVsix(entry, vsix, extensionsDir) {
+  execFileSync(process.execPath, [entry, '--extensions-dir', extensionsDir, '--install-extension', resolve(vsix), '--force'], { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
 /** The workbench URL opening `folder` with the extension under development (and optionally a test suite). */
 export function workbenchUrl(url, { folder, extensionDevelopmentPath = repoRoot, extensionTestsPath } = {}) {
   const remote = (p) => `vscode-remote://remote${p}`;
-  const payload = [['extensionDevelopmentPath', remote(extensionDevelopmentPath)]];
+  // extensionDevelopmentPath: null runs the installed extensions only (a packaged .vsix).
+  const payload = extensionDevelopmentPath ? [['extensionDevelopmentPath', remote(extensionDevelopmentPath)]] : [];
   if (extensionTestsPath) payload.push(['extensionTestsPath', remote(extensionTestsPath)]);
   const q = new URLSearchParams();
   if (folder) q.set('folder', folder);
-  q.set('payload', JSON.stringify(payload));
+  if (payload.length) q.set('payload', JSON.stringify(payload));
   return `${url}/?${q.toString()}`;
 }
 
