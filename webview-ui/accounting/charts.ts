@@ -12,10 +12,10 @@ const H = 200;
 const PAD = { left: 36, right: 8, top: 8, bottom: 28 };
 let ids = 0;
 
-function frame(title: string, description: string): { root: SVGSVGElement } {
+function frame(title: string, description: string, height = H): { root: SVGSVGElement } {
   const id = `chart-${++ids}`;
   const root = svg<SVGSVGElement>('svg', {
-    viewBox: `0 0 ${W} ${H}`,
+    viewBox: `0 0 ${W} ${height}`,
     class: 'chart',
     role: 'img',
     'aria-labelledby': `${id}-title ${id}-desc`,
@@ -58,7 +58,7 @@ export function jobsOverTimeChart(rows: AccountingRow[]): SVGSVGElement {
   const plotW = W - PAD.left - PAD.right;
   const plotH = H - PAD.top - PAD.bottom;
   const slot = plotW / Math.max(1, buckets.length);
-  const barW = Math.max(2, slot * 0.7);
+  const barW = Math.min(48, Math.max(2, slot * 0.7));
   const labelEvery = Math.ceil(buckets.length / 8);
   buckets.forEach((b, i) => {
     const x = PAD.left + i * slot + (slot - barW) / 2;
@@ -78,9 +78,10 @@ export function jobsOverTimeChart(rows: AccountingRow[]): SVGSVGElement {
 export function nodeHoursChart(rows: AccountingRow[]): SVGSVGElement {
   const parts = nodeHoursBy(rows, 'partition').slice(0, 12);
   const description = parts.length ? parts.map((p) => `${p.key}: ${formatHours(p.hours)} node-hours`).join('; ') : 'No node-hours.';
-  const { root } = frame('Node-hours by partition', description);
-  const max = Math.max(...parts.map((p) => p.hours), 0) || 1;
   const rowH = Math.min(28, (H - PAD.top - 8) / Math.max(1, parts.length));
+  // As tall as its bars need, so a few partitions do not leave an empty box.
+  const { root } = frame('Node-hours by partition', description, Math.max(60, PAD.top * 2 + rowH * parts.length));
+  const max = Math.max(...parts.map((p) => p.hours), 0) || 1;
   const labelW = 110;
   const plotW = W - labelW - 70;
   parts.forEach((p, i) => {

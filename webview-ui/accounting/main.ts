@@ -23,7 +23,7 @@ const api = vscodeApi<AccountingToHost, AccountingViewState>();
 const EMPTY_FORM: AccountingViewState['form'] = {
   profile: '', system: '', range: '7d', from: '', to: '', jobIds: '', state: '', account: '', partition: '', name: '', allUsers: false,
 };
-let state: AccountingViewState = api.state() ?? { form: EMPTY_FORM, sort: { column: 'submit', descending: true }, filter: '', page: 0 };
+let state: AccountingViewState = api.state() ?? { form: EMPTY_FORM, sort: { column: 'id', descending: true }, filter: '', page: 0 };
 let connections: AccountingConnection[] = [];
 /** The request whose answer we wait for; older answers are dropped. */
 let pending: number | undefined;
