@@ -5,7 +5,9 @@
  * tampered/expired URLs, invalidate, and the failing flows reaching 115 / 118.
  */
 import assert from 'node:assert/strict';
-import { closeSync, openSync, ftruncateSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, ftruncateSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Signer } from '../../gateway/src/staging/signer';
@@ -135,6 +137,23 @@ void describe('v1 storage: xfer-external', () => {
     assert.equal(done.status, '114', JSON.stringify(done.data));
     assert.equal(done.data.target, `${dir}/up.txt`);
     assert.equal((await view(`${dir}/up.txt`)).output, 'staged upload content');
+  });
+
+  void it('upload: the ready-to-run curl command of data.msg does the POST (what pyfirecrest finish_upload runs)', async () => {
+    const local = mkdtempSync(join(tmpdir(), 'f7t-v1-up-'));
+    try {
+      const file = join(local, 'curl-up.txt');
+      writeFileSync(file, 'sent by curl\n');
+      const r = await v1('/storage/xfer-external/upload', { method: 'POST', form: { sourcePath: file, targetPath: dir } });
+      const t111 = await waitTask(r.body.task_id as string, (st) => st === '111' || st >= '200');
+      const run = spawnSync('bash', ['-c', t111.data.msg.command as string], { encoding: 'utf8', timeout: 30_000 });
+      assert.equal(run.status, 0, run.stderr);
+      const done = await waitTask(r.body.task_id as string, (st) => ['114', '115', '400'].includes(st));
+      assert.equal(done.status, '114', JSON.stringify(done.data));
+      assert.equal((await view(`${dir}/curl-up.txt`)).output, 'sent by curl\n');
+    } finally {
+      rmSync(local, { recursive: true, force: true });
+    }
   });
 
   void it('upload into a folder that is gone by the time the file arrives ends at 115; a bad target is 400', async () => {
