@@ -1,8 +1,13 @@
 /**
  * The host suite's entry: the `run()` contract of @vscode/test-electron and @vscode/test-web, used
  * by both launchers (code-server here, desktop VS Code elsewhere). The bundle built by
- * scripts/lib/build-host-suite.mjs wraps `runSuite` with the list of test files it found.
+ * scripts/lib/build-host-suite.mjs exports its own `run()` over the test files it found at build
+ * time; `run()` below serves a suite compiled file by file (e.g. by tsc into out/), finding the
+ * `*.test.js` files next to it.
  */
+import { readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import Mocha from 'mocha';
 
 export async function runSuite(files: string[], load: (file: string) => void): Promise<void> {
@@ -23,4 +28,17 @@ export async function runSuite(files: string[], load: (file: string) => void): P
   }
   const failures = await new Promise<number>((resolve) => mocha.run(resolve));
   if (failures > 0) throw new Error(`${failures} host test(s) failed.`);
+}
+
+export function run(): Promise<void> {
+  const load = createRequire(__filename);
+  return runSuite(findCompiledTests(__dirname), (f) => {
+    load(f);
+  });
+}
+
+function findCompiledTests(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? findCompiledTests(join(dir, e.name)) : e.name.endsWith('.test.js') ? [join(dir, e.name)] : []))
+    .sort();
 }
