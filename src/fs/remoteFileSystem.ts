@@ -4,11 +4,11 @@
  * listings are cached a few seconds with single-flight; writes go through a temporary file and a
  * move so a failed save never truncates the target.
  */
-import { randomBytes } from 'node:crypto';
 import type { FirecrestApi } from '../core/api';
 import { InvalidInputError, NotFoundError, PermissionDeniedError, TooLargeError } from '../core/errors';
 import { FirecrestUri } from '../core/uri';
-import { EntryType, entryFromStat, fetchListing, permissionsToMode, type Listing, type RemoteEntry } from './entries';
+import { dropJobLogs, replaceAtomically } from './atomicWrite';
+import { EntryType, entryFromStat, fetchListing, type Listing, type RemoteEntry } from './entries';
 import { FsError, tooLargeForDirectTransfer } from './fsError';
 import { TtlCache } from './ttlCache';
 
@@ -164,28 +164,13 @@ export class RemoteFileSystem {
         await api.uploadSmall(uri.system, dir.path, uri.basename, data);
       } else {
         // A link's own mode (rwxrwxrwx) says nothing about its target's: keep the target's as it is.
-        await this.replaceAtomically(api, target, data, linkTarget ? undefined : entry?.permissions);
+        await replaceAtomically(api, target, data, linkTarget ? undefined : entry?.permissions, (dir) => this.invalidate(dir));
       }
     } finally {
       this.invalidate(dir);
       if (!target.dirname.equals(dir)) this.invalidate(target.dirname);
     }
     this.opts.onChange?.([{ kind: entry ? 'changed' : 'created', uri }]);
-  }
-
-  /** Upload next to the target, then move over it: the target is either old or new, never cut short. */
-  private async replaceAtomically(api: FirecrestApi, target: FirecrestUri, data: Uint8Array, permissions?: string): Promise<void> {
-    const tmp = target.dirname.joinPath(`.${target.basename}.firecrest-${randomBytes(6).toString('hex')}.tmp`);
-    try {
-      await api.uploadSmall(target.system, tmp.dirname.path, tmp.basename, data);
-      // The move carries the temp file's mode; keep the target's (job scripts are often +x).
-      const mode = permissions ? permissionsToMode(permissions) : undefined;
-      if (mode) await api.chmod(target.system, tmp.path, mode);
-      await api.move(target.system, tmp.path, target.path);
-    } catch (e) {
-      await api.remove(target.system, tmp.path).catch(() => undefined);
-      throw e;
-    }
   }
 
   async createDirectory(uri: FirecrestUri): Promise<void> {
@@ -239,8 +224,8 @@ export class RemoteFileSystem {
       if (existing && (existing.type & EntryType.Directory || source.type & EntryType.Directory)) {
         await api.remove(to.system, to.path);
       }
-      if (op === 'move') await api.move(from.system, from.path, to.path);
-      else await api.copy(from.system, from.path, to.path);
+      const job = op === 'move' ? await api.move(from.system, from.path, to.path) : await api.copy(from.system, from.path, to.path);
+      dropJobLogs(api, to, job, (dir) => this.invalidate(dir));
     } finally {
       this.invalidate(to.dirname);
       this.invalidateTree(to);

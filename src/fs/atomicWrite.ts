@@ -1,0 +1,47 @@
+/**
+ * Saving without ever truncating the target: upload to a temporary name next to it, then move it
+ * over the target. The target is either the old file or the new one; on failure the temporary
+ * file is removed and the error propagates (the editor stays dirty).
+ */
+import { randomBytes } from 'node:crypto';
+import type { FirecrestApi } from '../core/api';
+import type { TransferJob } from '../core/model';
+import type { FirecrestUri } from '../core/uri';
+import { permissionsToMode } from './entries';
+
+export async function replaceAtomically(
+  api: FirecrestApi,
+  target: FirecrestUri,
+  data: Uint8Array,
+  /** The target's current `rwx` text, kept on the new file; undefined for a new file or a link. */
+  permissions: string | undefined,
+  /** Called with folders whose content changed in the background (the job logs' folder). */
+  changed: (dir: FirecrestUri) => void,
+): Promise<void> {
+  const tmp = target.dirname.joinPath(`.${target.basename}.firecrest-${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await api.uploadSmall(target.system, tmp.dirname.path, tmp.basename, data);
+    // The move carries the temporary file's mode; keep the target's (job scripts are often +x).
+    const mode = permissions ? permissionsToMode(permissions) : undefined;
+    if (mode) await api.chmod(target.system, tmp.path, mode);
+    // v2: a batch job, waited for and its log checked by the client: a failed move throws.
+    const job = await api.move(target.system, tmp.path, target.path);
+    dropJobLogs(api, target, job, changed);
+  } catch (e) {
+    await api.remove(target.system, tmp.path).catch(() => undefined);
+    throw e;
+  }
+}
+
+/**
+ * A v2 move leaves two log files in the user's work directory. Once the move is verified they say
+ * nothing, and one save must not add two files to the home folder: they go, in the background (the
+ * save does not wait; if that fails they stay, as with any FirecREST client).
+ */
+export function dropJobLogs(api: FirecrestApi, near: FirecrestUri, job: TransferJob | undefined, changed: (dir: FirecrestUri) => void): void {
+  const logs = [job?.outputLog, job?.errorLog].filter((p): p is string => !!p && /\/\.f7t_file_handling_job_[^/]*\.log$/.test(p));
+  if (!job || logs.length === 0) return;
+  void Promise.all(logs.map((p) => api.remove(job.system, p).catch(() => undefined))).then(() => {
+    for (const p of logs) changed(near.with({ path: p }).dirname);
+  });
+}
