@@ -54,6 +54,8 @@ describe('Job Accounting panel', function () {
   const ids: { ok: string; fail: string } = { ok: '', fail: '' };
   const tag = Math.random().toString(36).slice(2, 8);
   let requestId = 10_000;
+  /** The webview's own first answer, as it reported drawing it. */
+  let firstRendered: { requestId: number; rows: number } | undefined;
   const form = (over: Partial<AccountingForm> = {}): AccountingForm => ({
     profile: PROFILE, system: t.system, range: '7d', from: '', to: '', jobIds: '', state: '', account: '', partition: '', name: '', allUsers: false, ...over,
   });
@@ -97,6 +99,7 @@ describe('Job Accounting panel', function () {
     const rendered = await nextReceived(panel, (m): m is Extract<AccountingToHost, { type: 'rendered' }> => m.type === 'rendered');
     assert.ok(panel.isReady, 'ready handshake done');
     assert.ok(rendered.rows >= 2, `the webview drew ${rendered.rows} rows`);
+    firstRendered = rendered;
     const shown = panel.lastResults!;
     assert.equal(shown.requestId, rendered.requestId, 'the drawn table answers the webview request');
     for (const id of [ids.ok, ids.fail]) assert.ok(shown.rows.some((r) => r.id === id), `job ${id} in the first results`);
@@ -180,8 +183,15 @@ describe('Job Accounting panel', function () {
     await waitFor('the panel hidden', () => !panel.panel.visible);
     assert.equal(panel.isReady, false);
     const again = nextReceived(panel, (m): m is Extract<AccountingToHost, { type: 'ready' }> => m.type === 'ready');
+    const redrawn = nextReceived(panel, (m): m is Extract<AccountingToHost, { type: 'rendered' }> => m.type === 'rendered');
+    let queried = 0;
+    const sub = panel.onDidReceive((m) => m.type === 'query' && queried++);
     panel.panel.reveal();
     await again;
     assert.ok(panel.isReady);
+    // The same answer, from the webview's saved state, drawn again without a new query.
+    assert.deepEqual(await redrawn, { type: 'rendered', ...firstRendered });
+    sub.dispose();
+    assert.equal(queried, 0, 'no new query after being shown again');
   });
 });

@@ -155,8 +155,13 @@ function onMessage(m: AccountingToWebview): void {
       else if (!first) problem = { failure: 'signedOut', message: connections.find((c) => c.error)?.error ?? 'You are signed out of every connection.' };
       else if (problem && problem.failure !== 'api') problem = undefined;
       // A first open (or an open for a named system) runs the query at once.
-      if (first && (m.preset?.system || !state.results) && pending === undefined) query();
-      else draw();
+      if (first && (m.preset?.system || !state.results) && pending === undefined) {
+        query();
+        return;
+      }
+      draw();
+      // Shown again (or restored) from saved state: say which answer is on screen.
+      if (state.results && !problem) api.post({ type: 'rendered', requestId: state.results.requestId, rows: table.querySelectorAll('tbody tr').length });
       return;
     }
     case 'results':

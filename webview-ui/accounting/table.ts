@@ -33,11 +33,13 @@ export function renderTable(
   on: { change(view: TableView): void; open(id: string, what: 'details' | 'output'): void },
 ): void {
   const shown = visibleRows(rows, view);
+  // A column no row fills (v2 has no submit time) only costs width: leave it out.
+  const columns = COLUMNS.filter((c) => c.key === 'id' || c.key === 'name' || c.key === 'state' || rows.some((r) => r[c.key] !== undefined));
   const pages = Math.max(1, Math.ceil(shown.length / PAGE_SIZE));
   const page = Math.min(view.page, pages - 1);
   const slice = shown.slice(page * PAGE_SIZE, (page + 1) * PAGE_SIZE);
 
-  const head = el('tr', {}, ...COLUMNS.map((c) => {
+  const head = el('tr', {}, ...columns.map((c) => {
     const active = view.sort.column === c.key;
     const button = el('button', { class: 'sort', type: 'button', title: `Sort by ${c.label}` }, c.label, active ? (view.sort.descending ? ' ▼' : ' ▲') : '');
     button.addEventListener('click', () => on.change({ ...view, page: 0, sort: { column: c.key, descending: active ? !view.sort.descending : c.numeric === true } }));
@@ -52,7 +54,7 @@ export function renderTable(
       on.open(r.id, 'output');
     });
     const tr = el('tr', { tabindex: 0, 'data-id': r.id, 'aria-label': `Job ${r.id} ${r.name}, ${r.state}. Enter: details, O: output.` },
-      ...COLUMNS.map((c) => el('td', { class: [c.numeric ? 'num' : '', c.key === 'state' ? `state state-${r.stateClass}` : ''].join(' ').trim() || undefined },
+      ...columns.map((c) => el('td', { class: [c.numeric ? 'num' : '', c.key === 'state' ? `state state-${r.stateClass}` : ''].join(' ').trim() || undefined },
         c.format ? c.format(r) : r[c.key] === undefined ? '' : String(r[c.key]))),
       el('td', {}, output));
     tr.addEventListener('click', () => on.open(r.id, 'details'));
