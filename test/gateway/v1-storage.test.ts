@@ -203,6 +203,16 @@ void describe('v1 storage: xfer-external', () => {
     assert.deepEqual([missing.status, missing.body.error], [400, 'Header X-Task-Id missing']);
   });
 
+  void it('repeated downloads all stage the whole file (no output lost before the store reads it)', async () => {
+    const content = 'x'.repeat(100_000);
+    await uploadFile(dir, 'again.txt', content);
+    for (let i = 0; i < 6; i++) {
+      const task = await taskOf('/storage/xfer-external/download', { method: 'POST', form: { sourcePath: `${dir}/again.txt` } }, 201);
+      assert.equal(task.status, '117');
+      assert.equal((await (await fetch(task.data.url as string)).text()).length, content.length, `round ${i}`);
+    }
+  });
+
   void it('download of a missing file or a folder is 400 sourcePath error + header', async () => {
     const missing = await v1('/storage/xfer-external/download', { method: 'POST', form: { sourcePath: `${dir}/none.txt` } });
     assert.equal(missing.status, 400);

@@ -3,7 +3,7 @@
  * user (argv only), so permissions and ownership are the user's and no file is held in memory.
  */
 import { spawn } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { asUserPrefix, userEnv } from '../exec';
 import type { UnixUser } from '../users';
@@ -25,7 +25,10 @@ function start(user: UnixUser, argv: string[]): Child & { stdin: NodeJS.Writable
     child.on('error', (e) => resolve({ code: 127, stderr: e.message }));
     child.on('close', (code) => resolve({ code: code ?? 1, stderr: stderr.trim() }));
   });
-  return { stdout: child.stdout, stdin: child.stdin, done, kill: () => child.kill('SIGKILL') };
+  // Consumed at once: on exit Node resumes (and so drops) child output nobody reads yet, and the
+  // reader may start only after an await.
+  const stdout = child.stdout.pipe(new PassThrough());
+  return { stdout, stdin: child.stdin, done, kill: () => child.kill('SIGKILL') };
 }
 
 /** A stream of `path`'s bytes read by the user (`cat`); `done` reports whether the read succeeded. */
