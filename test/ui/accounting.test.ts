@@ -77,6 +77,21 @@ describe('Job Accounting panel (UI)', () => {
     await screenshot(page, 'accounting-dark');
   });
 
+  it('says what to do when nothing matches (keyboard only: type a name, Enter)', async () => {
+    const page = await openWorkbench();
+    const view = webview(page);
+    const name = view.locator('#f-name');
+    await name.click();
+    await page.keyboard.type('no-job-has-this-name');
+    await page.keyboard.press('Enter');
+    await view.getByText('No jobs on').waitFor({ timeout: 30_000 });
+    await view.getByText('Last 30 days, no filters').waitFor();
+    await screenshot(page, 'accounting-empty');
+    // Widening the range clears the filters and brings the table back.
+    await view.locator('.status vscode-button').first().click();
+    await view.locator('table.results tbody tr').first().waitFor({ timeout: 60_000 });
+  });
+
   it('follows the light theme', async () => {
     const page = await openWorkbench();
     await setTheme(page, 'Default Light Modern');
