@@ -19,6 +19,8 @@ export interface RefreshSchedulerOptions {
   /** Longest back-off after repeated 429s. */
   maxBackoffMs?: number;
   onError?(e: unknown): void;
+  /** After each run, once the next delay (and any back-off) is decided. */
+  onSettled?(): void;
 }
 
 export class RefreshScheduler {
@@ -41,6 +43,11 @@ export class RefreshScheduler {
 
   get isVisible(): boolean {
     return this.visible;
+  }
+
+  /** Current back-off after 429s (0 when not backing off). */
+  get backoff(): number {
+    return this.backoffMs;
   }
 
   /** Delay the last run asked for (after back-off), for the view's status text and tests. */
@@ -111,6 +118,7 @@ export class RefreshScheduler {
     if (this.disposed) return;
     if (next !== undefined && this.backoffMs === 0 && next > 0) next = Math.max(next, this.debounceMs);
     this.lastDelay = next;
+    this.opts.onSettled?.();
     const queued = this.queued;
     this.queued = undefined;
     if (!this.visible) {

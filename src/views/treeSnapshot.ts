@@ -18,8 +18,8 @@ export async function snapshotTree<T>(provider: vscode.TreeDataProvider<T>, dept
   const children = (await provider.getChildren(parent)) ?? [];
   const out: SnapshotNode[] = [];
   for (const child of children) {
-    let item = await provider.getTreeItem(child);
-    if (provider.resolveTreeItem) item = (await provider.resolveTreeItem(item, child, { isCancellationRequested: false, onCancellationRequested: () => ({ dispose() {} }) })) ?? item;
+    // Tooltips resolved lazily (on hover) are left out: building thousands would only slow tests.
+    const item = await provider.getTreeItem(child);
     const label = typeof item.label === 'string' ? item.label : (item.label?.label ?? '');
     const icon = item.iconPath && typeof item.iconPath === 'object' && 'id' in item.iconPath ? item.iconPath.id : undefined;
     const tooltip = typeof item.tooltip === 'string' ? item.tooltip : item.tooltip?.value;

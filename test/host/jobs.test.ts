@@ -25,6 +25,7 @@ interface Snap {
 interface JobsSnap {
   visible: boolean;
   description?: string;
+  message?: string;
   notices: string[];
   tree: Snap[];
 }
@@ -110,7 +111,9 @@ describe('Jobs view and job commands', function () {
     assert.equal(job.name, `fc-out-${tag}`);
   });
 
-  it('follows the output in a terminal with the exact bytes the job wrote, fetching each byte about once', async () => {
+  it('follows the output in a terminal with the exact bytes the job wrote, fetching each byte about once', async function () {
+    // Queueing on a busy machine plus the job's own ~10 s.
+    this.timeout(180_000);
     assert.ok(submitted);
     await vscode.commands.executeCommand('firecrest.followJobOutput', { ...submitted, stream: 'stdout' });
     const seenRunning = await waitFor('the job in Running', async () => (await findJob(submitted!.jobId))?.group === 'Running', 60_000);
@@ -177,6 +180,7 @@ describe('Jobs view and job commands', function () {
   });
 
   it('runs a command inside a running job and shows its output (attach)', async function () {
+    this.timeout(180_000);
     if (!client.capabilities.attach) this.skip();
     const file = join(dir, `attach-${tag}.sh`);
     writeFileSync(file, `#!/bin/bash\n#SBATCH --job-name=fc-attach-${tag}\nsleep 120\n`);
@@ -193,6 +197,7 @@ describe('Jobs view and job commands', function () {
   });
 
   it('does not poll while the Jobs view is hidden, and cancels a running job (CANCELLED)', async function () {
+    this.timeout(180_000);
     const file = join(dir, `sleep-${tag}.sh`);
     writeFileSync(file, `#!/bin/bash\n#SBATCH --job-name=fc-sleep-${tag}\n#SBATCH --time=00:10:00\nsleep 300\n`);
     const ref = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: vscode.Uri.file(file), profile: PROFILE, system: t.system, workingDirectory: home, partition: 'debug' });
@@ -234,6 +239,54 @@ describe('Jobs view and job commands', function () {
     const cancelled = await vscode.commands.executeCommand<string[]>('firecrest.cancelJob', { ...refs[0], confirm: false }, refs);
     assert.deepEqual([...cancelled].sort(), refs.map((r) => r.jobId).sort());
     for (const r of refs) await waitFor(`job ${r.jobId} cancelled`, async () => (await client.job(t.system, r.jobId)).stateClass === 'cancelled', 60_000);
+  });
+
+  it('filters by name and shows all users on request, saying so in the view', async () => {
+    assert.ok(submitted);
+    await vscode.commands.executeCommand('firecrest.jobs.filter', { name: `fc-out-${tag}` });
+    const jobLabels = (ns: Snap[], out: string[] = []): string[] => {
+      for (const n of ns) {
+        if (n.contextValue?.includes(';job;')) out.push(n.label);
+        if (n.children) jobLabels(n.children, out);
+      }
+      return out;
+    };
+    // The message changes at once; the rows once the filtered listing is in.
+    const labels = await waitFor('the filtered listing', async () => {
+      const snap = await jobsTree();
+      const all = jobLabels(snap.tree);
+      return /name contains/.test(snap.message ?? '') && all.length > 0 && all.every((l) => l.includes(`fc-out-${tag}`)) ? all : undefined;
+    }, 30_000);
+    assert.ok(labels.includes(`${submitted.jobId} fc-out-${tag}`), labels.join(', '));
+    await vscode.commands.executeCommand('firecrest.jobs.clearFilter');
+    await vscode.commands.executeCommand('firecrest.jobs.showAllUsers');
+    await waitFor('the all-users message', async () => /all users' jobs/.test((await jobsTree()).message ?? ''));
+    await vscode.commands.executeCommand('firecrest.jobs.showMyJobs');
+    await waitFor('the message cleared', async () => !(await jobsTree()).message);
+  });
+
+  it('backs off after 429s and says so in the view description', async function () {
+    if (gatewayOnly()) this.skip();
+    const gw = t.gateway!;
+    const put = await fetch(`${gw.admin!.replace(/\/+$/, '')}/faults`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${gw.adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ rateLimit: { next: 100, retryAfterSeconds: 1, match: 'GET .*/compute/.*/jobs$' } }),
+    });
+    assert.ok(put.ok);
+    try {
+      await vscode.commands.executeCommand('firecrest.jobs.refresh');
+      const snap = await waitFor('the back-off', async () => {
+        const s = (await jobsTree()) as JobsSnap & { backoffMs?: number; nextDelayMs?: number };
+        return (s.backoffMs ?? 0) > 0 ? s : undefined;
+      }, 60_000);
+      assert.ok((snap.backoffMs ?? 0) >= 10_000, `back-off ${snap.backoffMs} ms`);
+      assert.match(snap.description ?? '', /rate limited: next try in \d+ s/);
+    } finally {
+      await admin(gw, 'DELETE', '/faults');
+    }
+    await vscode.commands.executeCommand('firecrest.jobs.refresh');
+    await waitFor('the back-off over', async () => /^updated /.test((await jobsTree()).description ?? ''), 30_000);
   });
 
   it('shows a failing listing as an error node with Retry', async function () {

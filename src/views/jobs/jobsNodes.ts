@@ -38,7 +38,6 @@ export function nodeId(n: JobsNode): string {
 export function jobContextValue(job: Job, canAttach: boolean): string {
   let v = ';job;output;details;resubmit;';
   if (!job.isFinal) v += 'cancelable;';
-  if (!job.isFinal && job.stateClass !== 'pending') v += 'following;';
   if (canAttach && job.stateClass === 'running') v += 'attachable;';
   return v;
 }

@@ -35,6 +35,10 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
     this.scheduler = new RefreshScheduler({
       run: (reason, signal) => this.run(reason, signal),
       onError: (e) => log.warn(`refresh failed: ${e instanceof Error ? e.message : String(e)}`),
+      onSettled: () => {
+        this.updateTexts();
+        this._onDidRefresh.fire();
+      },
     });
     this.disposables.push(
       this.model,
@@ -113,6 +117,7 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
       message: this.view.message,
       loaded: this.model.loaded,
       nextDelayMs: this.scheduler.currentDelayMs,
+      backoffMs: this.scheduler.backoff,
       notices: [...this.notices],
       tree: await snapshotTree(this.provider),
     };
@@ -125,8 +130,6 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
       return await this.model.load(signal);
     } finally {
       this.loading = false;
-      this.updateTexts();
-      this._onDidRefresh.fire();
     }
   }
 
@@ -143,7 +146,16 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
   private updateTexts(): void {
     const at = this.model.lastUpdated;
     const time = at ? at.toLocaleTimeString(undefined, { hour12: false }) : undefined;
-    this.view.description = this.loading ? (time ? `updating… (${time})` : 'updating…') : time ? `updated ${time}` : undefined;
+    const backoff = this.scheduler.backoff;
+    this.view.description = this.loading
+      ? time
+        ? `updating… (${time})`
+        : 'updating…'
+      : backoff > 0
+        ? `rate limited: next try in ${Math.round(backoff / 1000)} s${time ? ` (updated ${time})` : ''}`
+        : time
+          ? `updated ${time}`
+          : undefined;
     const parts: string[] = [];
     if (this.model.allUsers) parts.push("all users' jobs");
     if (this.model.filter.account) parts.push(`account ${this.model.filter.account}`);
