@@ -184,6 +184,9 @@ void describe('v1 storage: xfer-external', () => {
     const whole = await fetch(url);
     assert.equal(whole.status, 200);
     assert.equal(await whole.text(), content);
+    const head = await fetch(url, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-length'), String(content.length));
     const part = await fetch(url, { headers: { range: 'bytes=5-9' } });
     assert.equal(part.status, 206);
     assert.equal(part.headers.get('content-range'), `bytes 5-9/${content.length}`);

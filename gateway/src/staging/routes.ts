@@ -4,6 +4,7 @@
  * presigned query or policy is the authorisation. Errors are S3 XML documents. The write calls
  * (multipart parts, CompleteMultipartUpload, PutObject, DELETE) are in write-routes.ts.
  */
+import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Signer } from './signer';
 import { s3Error } from './s3-reply';
@@ -53,7 +54,9 @@ async function getObject(req: FastifyRequest<{ Params: { bucket: string; '*': st
     reply.header('Content-Range', `bytes */${size}`);
     return s3Error(reply, 416, 'InvalidRange', 'The requested range is not satisfiable', path);
   }
-  if (req.method === 'HEAD') return reply.code(200).header('Content-Length', String(size)).send();
+  // Fastify's automatic HEAD route sets Content-Length 0 for an empty payload but keeps ours for a
+  // stream: an empty stream keeps the object's size without reading the object.
+  if (req.method === 'HEAD') return reply.code(200).header('Content-Length', String(size)).send(Readable.from([]));
   if (range) {
     reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${size}`).header('Content-Length', String(range.end - range.start + 1));
     return reply.send(deps.store.read(bucket, key, range));
