@@ -32,8 +32,8 @@ export class SbatchCompletionProvider implements vscode.CompletionItemProvider {
       return this.values(doc, option, range);
     }
 
-    // An option name.
-    const name = /(?:^|\s)(--?[\w-]*)$/.exec(before.slice(7));
+    // An option name: after `-`/`--`, or right after `#SBATCH ` (the space is a trigger character).
+    const name = /(?:^|\s)(--?[\w-]*)$/.exec(before.slice(7)) ?? (/^\s+$/.test(before.slice(7)) ? ['', ''] : null);
     if (!name) return undefined;
     const range = new vscode.Range(pos.line, pos.character - name[1].length, pos.line, pos.character);
     return SBATCH_OPTIONS.flatMap((o, i) => {

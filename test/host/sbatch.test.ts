@@ -159,7 +159,7 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
   });
 
   it('completes partitions after --partition= and option names after --', async () => {
-    const { editor } = await open('complete.sh', '#!/bin/bash\n#SBATCH --partition=\n#SBATCH --par\necho\n', () => true);
+    const { editor } = await open('complete.sh', '#!/bin/bash\n#SBATCH --partition=\n#SBATCH --par\n#SBATCH \necho\n', () => true);
     const list = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', editor.document.uri, new vscode.Position(1, 20));
     const labels = list.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
     for (const p of ['debug', 'long', 'xfer']) assert.ok(labels.includes(p), `${p} offered (got ${labels.join(', ')})`);
@@ -169,6 +169,9 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     const partition = names.items.find((i) => typeof i.label !== 'string' && i.label.label === '--partition');
     assert.ok(partition, 'the --partition option is offered');
     assert.match(String(partition.detail), /^Partition \(queue\) to run in/);
+    const fresh = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', editor.document.uri, new vscode.Position(3, 8));
+    const offered = fresh.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
+    assert.deepEqual(offered.slice(0, 4), ['--partition', '-p', '--time', '-t'], 'after "#SBATCH " the common options come first');
   });
 
   it('hovers a partition with its live facts and an option with its description', async () => {
