@@ -59,8 +59,15 @@ describe('Add Connection, step by step', () => {
     await answer(6, process.env.FIRECREST_CLIENT_SECRET ?? '');
     await page.locator('.notifications-toasts').getByText('Connection ui-added added').first().waitFor({ timeout: 30_000 });
     await screenshot(page, 'shell-add-connection-done');
-    await runCommand(page, 'FirecREST: Remove Connection');
-    await page.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'ui-added' }).first().click();
+    // With two connections the Systems view shows one node per connection; its context menu removes it.
+    await openViewContainer(page, 'FirecREST');
+    const node = view(page, 'Systems').body.locator('.monaco-list-row').filter({ hasText: 'ui-added' }).first();
+    await node.waitFor({ timeout: 15_000 });
+    await node.click({ button: 'right' });
+    const menu = page.locator('.context-view .monaco-menu');
+    await menu.getByText('Sign Out').first().waitFor();
+    await screenshot(page, 'shell-connection-context-menu');
+    await menu.getByText('Remove Connection').first().click();
     await page.locator('.monaco-dialog-box').getByRole('button', { name: 'Remove' }).click();
     // Gone: the status bar no longer counts a second connection.
     await statusBarItem(page).filter({ hasNotText: '(+1)' }).waitFor({ timeout: 15_000 });
