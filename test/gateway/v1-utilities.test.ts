@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { closeSync, ftruncateSync, openSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { gatewayOnly } from '../support/target';
 import { gw, t, token } from './support';
@@ -198,6 +199,24 @@ void describe('v1 utilities: files', () => {
     assert.equal(r.status, 400);
     assert.ok(r.headers.has('x-timeout'));
     assert.equal(r.body.error, 'Command has finished with timeout signal');
+  });
+
+  void it('view and download of a file over UTILITIES_MAX_FILE_SIZE are 400 + X-Size-Limit', { skip: gatewayOnly() }, async () => {
+    // Written locally (the suite runs next to the gateway): a sparse 6 MiB file readable by all.
+    const path = `${dir}/large.bin`;
+    const fd = openSync(path, 'w', 0o644);
+    try {
+      ftruncateSync(fd, 6 * 1024 * 1024);
+    } finally {
+      closeSync(fd);
+    }
+    const view = await v1('/utilities/view', q(path));
+    assert.equal(view.status, 400);
+    assert.equal(view.body.description, 'Failed to view file content');
+    assert.ok(view.headers.has('x-size-limit'));
+    const down = await v1('/utilities/download', { query: { sourcePath: path } });
+    assert.equal(down.status, 400);
+    assert.ok(down.headers.has('x-size-limit'));
   });
 
   void it("another user's private file is X-Permission-Denied", { skip: gatewayOnly() }, async () => {
