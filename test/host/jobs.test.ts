@@ -196,6 +196,22 @@ describe('Jobs view and job commands', function () {
     }
   });
 
+  it('submits a script opened from firecrest:// by its remote path, in its own folder by default', async function () {
+    this.timeout(180_000);
+    const remote = vscode.Uri.from({ scheme: 'firecrest', authority: `${PROFILE}@${t.system}`, path: `${home}/fc-remote-${tag}/remote.sh` });
+    await vscode.workspace.fs.createDirectory(vscode.Uri.from({ scheme: 'firecrest', authority: remote.authority, path: `${home}/fc-remote-${tag}` }));
+    await vscode.workspace.fs.writeFile(remote, new TextEncoder().encode(`#!/bin/bash\n#SBATCH --job-name=fc-remote-${tag}\n#SBATCH --partition=debug\npwd\n`));
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(remote));
+    const ref = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { profile: PROFILE });
+    assert.ok(ref?.jobId);
+    const job = await client.waitForJob(t.system, ref.jobId, { overallTimeoutMs: 120_000 });
+    assert.equal(job.stateClass, 'completed');
+    assert.equal(job.workingDirectory, `${home}/fc-remote-${tag}`);
+    const out = new TextDecoder().decode(await client.downloadSmall(t.system, `${home}/fc-remote-${tag}/slurm-${ref.jobId}.out`));
+    assert.equal(out, `${home}/fc-remote-${tag}\n`);
+    await client.remove(t.system, `${home}/fc-remote-${tag}`).catch(() => undefined);
+  });
+
   it('does not poll while the Jobs view is hidden, and cancels a running job (CANCELLED)', async function () {
     this.timeout(180_000);
     const file = join(dir, `sleep-${tag}.sh`);
