@@ -5,6 +5,7 @@
 import type { FirecrestApi } from './api';
 import type { Logger } from './logger';
 import type { ApiVersion, ConnectionProfile } from './model';
+import type { FileTransfers } from './transfer/fileTransfers';
 
 export interface ClientOptions {
   profile: ConnectionProfile;
@@ -36,6 +37,8 @@ export interface FirecrestClient extends FirecrestApi {
   readonly profile: ConnectionProfile;
   /** The resolved API generation (after `auto` probing). */
   readonly apiVersion: ApiVersion;
+  /** Uploads/downloads routed by size (direct or staged through S3), verified by SHA-256. */
+  readonly transfers: FileTransfers;
   /** Closes the connection pool. Safe to call twice. */
   dispose(): Promise<void>;
 }

@@ -11,6 +11,9 @@ import { Transport } from './http/transport';
 import { silentLogger } from './logger';
 import type { ApiVersion, ConnectionProfile } from './model';
 import { detectApiVersion } from './probe';
+import { FileTransfers } from './transfer/fileTransfers';
+import { S3Http } from './transfer/s3Http';
+import { V2Staging } from './transfer/v2Staging';
 import { V2Api } from './v2/v2Api';
 
 type Adapter = (http: ApiHttp) => FirecrestApi;
@@ -28,11 +31,16 @@ function adapterFor(version: ApiVersion, profile: ConnectionProfile): Adapter {
 }
 
 /** The API object with the client's own members on top; every API method stays the adapter's. */
-function asClient(api: FirecrestApi, profile: ConnectionProfile, transport: Transport): FirecrestClient {
+function asClient(api: FirecrestApi, profile: ConnectionProfile, transport: Transport, http: ApiHttp, options: ClientOptions): FirecrestClient {
   const client = Object.create(api) as FirecrestClient;
+  const logger = options.logger ?? silentLogger;
+  // Staging-area traffic has its own pools: other hosts, parallel parts, no FirecREST token.
+  const s3 = new S3Http({ logger, caFile: profile.caFile, insecureSkipTlsVerify: profile.insecureSkipTlsVerify, userAgent: options.userAgent });
+  const staging = api.apiVersion === 'v2' ? new V2Staging(http) : undefined;
   Object.defineProperties(client, {
     profile: { value: profile, enumerable: true },
-    dispose: { value: () => transport.close() },
+    transfers: { value: new FileTransfers({ api: client, staging, s3, logger }) },
+    dispose: { value: async () => { await Promise.all([transport.close(), s3.close()]); } },
   });
   return client;
 }
@@ -63,7 +71,7 @@ export async function createClient(options: ClientOptions, events: ClientEvents 
       events,
     });
     const version = profile.apiVersion === 'auto' ? await detectApiVersion(http) : profile.apiVersion;
-    return asClient(adapterFor(version, profile)(http), profile, transport);
+    return asClient(adapterFor(version, profile)(http), profile, transport, http, options);
   } catch (e) {
     await transport.close();
     throw e;

@@ -88,3 +88,13 @@ export class CancelledError extends FirecrestError {
 export function isCancellation(e: unknown): boolean {
   return e instanceof CancelledError || (e instanceof Error && e.name === 'AbortError');
 }
+
+/**
+ * What arrived is not what was sent: the local SHA-256 differs from the server's. Names both hashes;
+ * the transfer left the destination as described in the message.
+ */
+export class ChecksumMismatchError extends FirecrestError {
+  constructor(message: string, readonly localSha256: string, readonly remoteSha256: string, details: FirecrestErrorDetails = {}) {
+    super(message, details);
+  }
+}

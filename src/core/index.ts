@@ -12,4 +12,5 @@ export { createClient } from './createClient';
 export { redact } from './http/redact';
 export { classifyState, isFinalState } from './jobState';
 export { failingServices } from './v2/translate';
-export type { StagedTransfers } from './transfer/stagedTransfers';
+export type { StagedTransfers, StagedTransferOptions, StagedUploadState, TransferResult, UploadedPart } from './transfer/stagedTransfers';
+export type { FileTransfers } from './transfer/fileTransfers';

@@ -1,0 +1,96 @@
+/**
+ * The staged download (§4.3): request it, wait for the job that stages the file (its log checked),
+ * then stream the presigned GET into `temp`, hashing on the way. A broken stream continues from
+ * the byte that reached the disk (`Range: bytes=<n>-`). The caller renames `temp` into place.
+ */
+import { createHash, type Hash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { CancelledError, isCancellation } from '../errors';
+import { backoffMs } from '../http/retryAfter';
+import { sleep } from '../http/sleep';
+import { ProgressMeter } from './progressMeter';
+import { S3Error } from './s3Http';
+import type { StagedTransferOptions } from './stagedTransfers';
+import { isRetryable, type TransferDeps } from './transferDeps';
+
+async function hashPrefix(file: string, length: number): Promise<Hash> {
+  const h = createHash('sha256');
+  if (length > 0) for await (const chunk of createReadStream(file, { end: length - 1, highWaterMark: 1 << 20 })) h.update(chunk as Buffer);
+  return h;
+}
+
+/** Total size from `Content-Range: bytes a-b/total` or `Content-Length`; start offset of a 206. */
+function sizes(status: number, headers: Record<string, string | string[] | undefined>): { start: number; total?: number } {
+  const one = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v[0] : v);
+  if (status === 206) {
+    const m = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(one(headers['content-range']) ?? '');
+    if (!m) throw new S3Error('download: a 206 answer without a usable Content-Range', true);
+    return { start: Number(m[1]), total: m[2] === '*' ? undefined : Number(m[2]) };
+  }
+  const len = Number(one(headers['content-length']));
+  return { start: 0, total: Number.isFinite(len) ? len : undefined };
+}
+
+/** Downloads `remotePath` into `temp` (created or overwritten); resolves its size and SHA-256. */
+export async function stagedDownload(deps: TransferDeps, system: string, remotePath: string, temp: string, o: StagedTransferOptions): Promise<{ bytes: number; sha256: string }> {
+  const { api, s3, logger } = deps;
+  const signal = o.signal;
+  if (!deps.staging) throw new S3Error('Staged transfers are not available on this connection', false);
+  o.onProgress?.({ phase: 'staging', message: 'Requesting a staged download' });
+  const ticket = await deps.staging.startDownload(system, remotePath, { account: o.account, signal });
+  try {
+    await api.waitForTransferJob(ticket.transferJob, { signal, onProgress: (p) => o.onProgress?.({ ...p, phase: 'waiting' }) });
+  } catch (e) {
+    if (signal?.aborted || isCancellation(e)) await api.cancelJob(system, ticket.transferJob.jobId).catch(() => undefined);
+    throw e;
+  }
+
+  const attempts = o.attempts ?? 5;
+  let written = 0;
+  let hash = createHash('sha256');
+  let total: number | undefined;
+  let meter: ProgressMeter | undefined;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await s3.get(ticket.downloadUrl, written, signal, 'download');
+      const r = sizes(res.status, res.headers);
+      if (r.start !== written) {
+        if (r.start !== 0) throw new S3Error(`download: asked for byte ${written}, got a range from ${r.start}`, true);
+        // The server ignored the range (200): start over from byte 0.
+        meter?.add(-written);
+        written = 0;
+        hash = createHash('sha256');
+      }
+      if (r.total !== undefined) total = r.total;
+      if (!meter) meter = new ProgressMeter(total ?? 0, undefined, o.onProgress, 'downloading');
+      const m = meter;
+      const h = hash;
+      const counter = new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          h.update(chunk);
+          written += chunk.length;
+          m.add(chunk.length);
+          done(null, chunk);
+        },
+      });
+      await pipeline(res.body, counter, createWriteStream(temp, written > 0 ? { flags: 'r+', start: written } : { flags: 'w' }));
+      if (total !== undefined && written !== total) throw new S3Error(`download: the stream ended at byte ${written} of ${total}`, true);
+      return { bytes: written, sha256: hash.digest('hex') };
+    } catch (e) {
+      if (signal?.aborted) throw new CancelledError('Download cancelled', { cause: e });
+      const retry = isRetryable(e) || (e as { code?: string }).code === 'UND_ERR_SOCKET' || (e as { code?: string }).code === 'ECONNRESET' || (e as Error).name === 'SocketError';
+      if (!retry || attempt >= attempts) throw e;
+      // What reached the disk is what counts: continue after it, with the hash recomputed over it.
+      const onDisk = await stat(temp).then((s) => s.size, () => 0);
+      meter?.add(onDisk - written);
+      written = onDisk;
+      hash = await hashPrefix(temp, onDisk);
+      const wait = backoffMs(attempt - 1, 500, 8000);
+      logger.warn(`Download of ${system}:${remotePath} broke at byte ${written} (${e instanceof Error ? e.message : String(e)}); continuing in ${wait} ms (attempt ${attempt + 1}/${attempts})`);
+      await sleep(wait, signal);
+    }
+  }
+}

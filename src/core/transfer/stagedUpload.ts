@@ -1,0 +1,149 @@
+/**
+ * The staged upload (§4.3): parts PUT in parallel (default 10 connections), each streamed from its
+ * byte range with an explicit Content-Length and retried alone when it fails; ETags kept verbatim;
+ * CompleteMultipartUpload; then the transfer job is waited for and its log checked. The state is
+ * handed out after every part so an interrupted upload resumes with only the missing parts.
+ */
+import { setMaxListeners } from 'node:events';
+import { CancelledError, InvalidInputError, isCancellation, NotFoundError } from '../errors';
+import { backoffMs } from '../http/retryAfter';
+import { sleep } from '../http/sleep';
+import { ProgressMeter } from './progressMeter';
+import { safeUrl } from './s3Http';
+import type { StagedTransferOptions, StagedUploadState, UploadedPart } from './stagedTransfers';
+import type { UploadSource } from './uploadSource';
+import { isRetryable, urlsExpireAt, type TransferDeps } from './transferDeps';
+
+const XMLNS = 'http://s3.amazonaws.com/doc/2006-03-01/';
+const xmlText = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** The CompleteMultipartUpload body, parts sorted, ETags as the server gave them. */
+export function completeXml(parts: UploadedPart[]): string {
+  const sorted = [...parts].sort((a, b) => a.partNumber - b.partNumber);
+  const body = sorted.map((p) => `<Part><ETag>${xmlText(p.etag)}</ETag><PartNumber>${p.partNumber}</PartNumber></Part>`).join('');
+  return `<?xml version='1.0' encoding='utf-8'?>\n<CompleteMultipartUpload xmlns="${XMLNS}">${body}</CompleteMultipartUpload>`;
+}
+
+function checkResumable(s: StagedUploadState, system: string, remotePath: string, source: UploadSource, now: number): void {
+  const why =
+    s.version !== 1 ? 'its state has an unknown format'
+      : s.system !== system || s.remotePath !== remotePath ? `it was an upload to ${s.system}:${s.remotePath}`
+        : s.source.size !== source.size || (s.source.mtimeMs !== undefined && source.identity.mtimeMs !== undefined && s.source.mtimeMs !== source.identity.mtimeMs) ? 'the local file changed since'
+          : s.expiresAt !== undefined && s.expiresAt <= now ? 'its presigned URLs have expired'
+            : undefined;
+  if (why) throw new InvalidInputError(`The staged upload cannot be resumed: ${why}; start it again`);
+}
+
+/** Uploads `source` to `remotePath` through the staging area. Resolves once the transfer job succeeded. */
+export async function stagedUpload(deps: TransferDeps, system: string, source: UploadSource, remotePath: string, o: StagedTransferOptions): Promise<void> {
+  const { api, s3, logger } = deps;
+  const signal = o.signal;
+  let state: StagedUploadState;
+  if (o.resume) {
+    checkResumable(o.resume, system, remotePath, source, Date.now());
+    state = structuredClone(o.resume);
+  } else {
+    if (!deps.staging) throw new InvalidInputError('Staged transfers are not available on this connection');
+    o.onProgress?.({ phase: 'staging', bytesDone: 0, bytesTotal: source.size, message: 'Requesting a staged upload' });
+    const t = await deps.staging.startUpload(system, remotePath, source.size, { account: o.account, signal });
+    state = {
+      version: 1, system, remotePath, source: source.identity, partSize: t.partSize, partsUploadUrls: t.partsUploadUrls,
+      completeUploadUrl: t.completeUploadUrl, done: [], transferJob: t.transferJob, expiresAt: urlsExpireAt(t.partsUploadUrls[0]),
+    };
+  }
+  const publish = (): void => o.onState?.(structuredClone(state));
+  publish();
+  const partsTotal = Math.max(1, Math.ceil(source.size / state.partSize));
+  const meter = new ProgressMeter(source.size, partsTotal, o.onProgress, 'uploading');
+  const finished = new Set(state.done.map((p) => p.partNumber));
+  const partLength = (n: number): number => Math.max(0, Math.min(n * state.partSize, source.size) - (n - 1) * state.partSize);
+  meter.skip([...finished].reduce((sum, n) => sum + partLength(n), 0), finished.size);
+  const attempts = o.attempts ?? 5;
+
+  const sendPart = async (n: number, partSignal: AbortSignal): Promise<void> => {
+    const start = (n - 1) * state.partSize;
+    const end = Math.min(n * state.partSize, source.size);
+    for (let attempt = 1; ; attempt++) {
+      let sent = 0;
+      const body = async function* (): AsyncGenerator<Uint8Array> {
+        for await (const chunk of source.range(start, end)) {
+          sent += chunk.length;
+          meter.add(chunk.length);
+          yield chunk;
+        }
+      };
+      try {
+        const etag = await s3.putPart(state.partsUploadUrls[n - 1], body(), end - start, partSignal, `part ${n}/${partsTotal}`);
+        state.done.push({ partNumber: n, etag });
+        meter.partDone();
+        publish();
+        return;
+      } catch (e) {
+        meter.add(-sent);
+        if (partSignal.aborted || isCancellation(e) || !isRetryable(e) || attempt >= attempts) throw e;
+        const wait = backoffMs(attempt - 1, 500, 8000);
+        logger.warn(`Part ${n}/${partsTotal} of ${system}:${remotePath} failed (${e instanceof Error ? e.message : String(e)}); attempt ${attempt + 1}/${attempts} in ${wait} ms`);
+        await sleep(wait, partSignal);
+      }
+    }
+  };
+
+  const uploadParts = async (): Promise<void> => {
+    const queue = Array.from({ length: partsTotal }, (_, i) => i + 1).filter((n) => !finished.has(n));
+    const stop = new AbortController();
+    const partSignal = signal ? AbortSignal.any([signal, stop.signal]) : stop.signal;
+    // Every part in flight listens on it (request + back-off sleep).
+    setMaxListeners(4 * (o.parallelism ?? 10) + 10, partSignal);
+    let failure: Error | undefined;
+    const worker = async (): Promise<void> => {
+      while (queue.length > 0 && failure === undefined) {
+        const n = queue.shift() as number;
+        try {
+          await sendPart(n, partSignal);
+        } catch (e) {
+          // The first failure stops the others; the parts already done stay in the state.
+          failure ??= e instanceof Error ? e : new Error(String(e));
+          stop.abort();
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(o.parallelism ?? 10, queue.length) }, worker));
+    if (signal?.aborted) throw new CancelledError('Upload cancelled');
+    if (failure !== undefined) throw failure;
+  };
+
+  const complete = async (): Promise<void> => {
+    meter.setPhase('completing', 'Completing the multipart upload');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await s3.post(state.completeUploadUrl, completeXml(state.done), signal, 'CompleteMultipartUpload');
+        return;
+      } catch (e) {
+        // A lost answer to a completion that went through: the upload is gone; the job will tell.
+        if (attempt > 1 && e instanceof NotFoundError) return;
+        if (isCancellation(e) || !isRetryable(e) || attempt >= attempts) throw e;
+        await sleep(backoffMs(attempt - 1, 500, 8000), signal);
+      }
+    }
+  };
+
+  const job = state.transferJob;
+  try {
+    if (!state.completed) {
+      await uploadParts();
+      await complete();
+      state.completed = true;
+      publish();
+    }
+    meter.setPhase('waiting', `Waiting for transfer job ${job.jobId} to move the file into place`);
+    await api.waitForTransferJob(job, { signal, onProgress: (p) => o.onProgress?.({ ...p, phase: 'waiting', bytesDone: source.size, bytesTotal: source.size }) });
+  } catch (e) {
+    if (signal?.aborted || isCancellation(e)) {
+      // Cancelled: the job would wait for an object that never comes (or is being copied): stop it.
+      await api.cancelJob(system, job.jobId).catch(() => undefined);
+      logger.info(`Staged upload to ${system}:${remotePath} cancelled; transfer job ${job.jobId} cancelled (URLs of ${safeUrl(state.completeUploadUrl)} dropped)`);
+      throw e instanceof CancelledError ? e : new CancelledError('Upload cancelled', { cause: e });
+    }
+    throw e;
+  }
+}

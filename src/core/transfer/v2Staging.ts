@@ -1,0 +1,89 @@
+/**
+ * Requesting staged transfers from a v2 server (§3.5): `transfer/upload` and `transfer/download`
+ * with S3 directives. Reads the key spellings of every server generation (camelCase since 2.5.0,
+ * snake_case before, and the top-level fallbacks the official client accepts).
+ */
+import { z } from 'zod';
+import { MalformedResponseError } from '../errors';
+import type { ApiHttp } from '../http/apiHttp';
+import type { TransferJob } from '../model';
+import { parseBody } from '../v2/parse';
+import { TransferJobW } from '../v2/wire';
+
+/** A staged upload the server opened: where the parts go and the job that takes the file over. */
+export interface StagedUploadTicket {
+  transferJob: TransferJob;
+  partsUploadUrls: string[];
+  completeUploadUrl: string;
+  partSize: number;
+}
+
+/** A staged download: the job that stages the file and the URL it will be served from. */
+export interface StagedDownloadTicket {
+  transferJob: TransferJob;
+  downloadUrl: string;
+}
+
+/** How staged transfers are requested from one API generation (v1 xfer-external would be another). */
+export interface StagingRoutes {
+  startUpload(system: string, remotePath: string, fileSize: number, o: { account?: string; signal?: AbortSignal }): Promise<StagedUploadTicket>;
+  startDownload(system: string, remotePath: string, o: { account?: string; signal?: AbortSignal }): Promise<StagedDownloadTicket>;
+}
+
+const Loose = z.record(z.string(), z.unknown());
+
+function pick<T>(sources: Record<string, unknown>[], keys: string[], check: (v: unknown) => v is T): T | undefined {
+  for (const s of sources) for (const k of keys) if (check(s[k])) return s[k];
+  return undefined;
+}
+
+function directivesOf(body: Record<string, unknown>): Record<string, unknown> {
+  const d = body.transferDirectives ?? body.transfer_directives;
+  return typeof d === 'object' && d !== null && !Array.isArray(d) ? (d as Record<string, unknown>) : {};
+}
+
+const isStr = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v > 0;
+const isStrArray = (v: unknown): v is string[] => Array.isArray(v) && v.length > 0 && v.every(isStr);
+
+function transferJobOf(res: Parameters<typeof parseBody>[1], route: string): TransferJob {
+  const t = parseBody(TransferJobW, res, route).transferJob;
+  return { jobId: t.jobId, system: t.system, workingDirectory: t.workingDirectory ?? undefined, outputLog: t.logs?.outputLog ?? undefined, errorLog: t.logs?.errorLog ?? undefined };
+}
+
+/** `StagingRoutes` of API v2 with the S3 transfer method. */
+export class V2Staging implements StagingRoutes {
+  constructor(private readonly http: ApiHttp) {}
+
+  async startUpload(system: string, remotePath: string, fileSize: number, o: { account?: string; signal?: AbortSignal }): Promise<StagedUploadTicket> {
+    const route = '/filesystem/{system}/transfer/upload';
+    const json = { path: remotePath, account: o.account, transferDirectives: { transferMethod: 's3', fileSize } };
+    const res = await this.http.request({ method: 'POST', route, params: { system }, json, expect: [201], call: { signal: o.signal } });
+    const label = `POST ${route}`;
+    const body = parseBody(Loose, res, label);
+    const d = directivesOf(body);
+    const partsUploadUrls = pick([d, body], ['partsUploadUrls', 'parts_upload_urls'], isStrArray);
+    const completeUploadUrl = pick([d, body], ['completeUploadUrl', 'complete_upload_url', 'completeMultipartUploadUrl'], isStr);
+    const partSize = pick([d, body], ['maxPartSize', 'max_part_size'], isNum);
+    if (!partsUploadUrls || !completeUploadUrl || !partSize) {
+      throw new MalformedResponseError(`Malformed answer on ${label}: the s3 transfer directives lack partsUploadUrls, completeUploadUrl or maxPartSize`, { status: res.status, route: label });
+    }
+    const need = Math.max(1, Math.ceil(fileSize / partSize));
+    if (partsUploadUrls.length < need) {
+      throw new MalformedResponseError(`Malformed answer on ${label}: ${partsUploadUrls.length} part URLs for ${need} parts of ${partSize} bytes`, { status: res.status, route: label });
+    }
+    return { transferJob: transferJobOf(res, label), partsUploadUrls, completeUploadUrl, partSize };
+  }
+
+  async startDownload(system: string, remotePath: string, o: { account?: string; signal?: AbortSignal }): Promise<StagedDownloadTicket> {
+    const route = '/filesystem/{system}/transfer/download';
+    const json = { sourcePath: remotePath, account: o.account, transferDirectives: { transferMethod: 's3' } };
+    const res = await this.http.request({ method: 'POST', route, params: { system }, json, expect: [201], call: { signal: o.signal } });
+    const label = `POST ${route}`;
+    const body = parseBody(Loose, res, label);
+    const d = directivesOf(body);
+    const downloadUrl = pick([d, body], ['downloadUrl', 'download_url'], isStr);
+    if (!downloadUrl) throw new MalformedResponseError(`Malformed answer on ${label}: no downloadUrl in the s3 transfer directives`, { status: res.status, route: label });
+    return { transferJob: transferJobOf(res, label), downloadUrl };
+  }
+}
