@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import type { ClientEvents, ClientOptions, FirecrestClient } from '../core/client';
-import { UnauthorizedError } from '../core/errors';
+import { NotSupportedError, UnauthorizedError } from '../core/errors';
 import type { ConnectionProfile, System } from '../core/model';
 import { Disposable } from './lifecycle';
 import type { SecretRegistry } from './log';
@@ -222,9 +222,11 @@ export class Connections extends Disposable implements ConnectionService {
       this.secretRegistry.add(secret);
       this.setState(entry, 'connecting');
       const client = await this.createClient(this.options(entry.profile, secret), this.events(name));
-      const serverVersion = await client.serverVersion().catch((e: unknown) => {
-        this.log.debug(`server version of "${name}" unknown: ${String(e)}`);
-        return undefined;
+      // The first authenticated request: "connected" means the server answered it.
+      const serverVersion = await client.serverVersion().catch(async (e: unknown) => {
+        if (e instanceof NotSupportedError) return undefined;
+        await client.dispose();
+        throw e;
       });
       if (this.entries.get(name) !== entry) {
         // Signed out, removed or changed while connecting: this client belongs to nobody.

@@ -14,6 +14,7 @@ import { activationMarks, extensionApi, firecrestLogText, userSettingsText, wait
 
 const PROFILE = 'shell-test';
 const BOOT = 'shell-bootstrap';
+const DOWN = 'shell-unreachable';
 
 describe('extension shell', () => {
   const t = target();
@@ -30,7 +31,7 @@ describe('extension shell', () => {
 
   after(async () => {
     await vscode.commands.executeCommand('_extensionTests.setLogLevel', 'info');
-    for (const name of [PROFILE, BOOT]) {
+    for (const name of [PROFILE, BOOT, DOWN]) {
       if (info(name)) await vscode.commands.executeCommand('firecrest.removeConnection', { name, confirmed: true });
     }
   });
@@ -140,6 +141,17 @@ describe('extension shell', () => {
       return s.includes(BOOT) ? s : '';
     });
     assert.ok(!text.includes(t.clientSecret), 'no secret in settings.json');
+  });
+
+  it('shows an unreachable server as an error state with the reason, not as connected', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'f7t-boot-')), 'bootstrap.json');
+    // Port 9 (discard) on loopback: nothing listens, the connection is refused at once.
+    writeFileSync(file, JSON.stringify({ profiles: [{ name: DOWN, url: 'http://127.0.0.1:9/v2', apiVersion: 'v2', tokenUrl: 'http://127.0.0.1:9/token', clientId: 'nobody', clientSecret: 'irrelevant-secret' }] }));
+    await api.importBootstrap(file);
+    await assert.rejects(api.connections.client(DOWN));
+    const state = await waitFor('the error state', () => (info(DOWN)?.state === 'error' ? info(DOWN) : undefined));
+    assert.ok(state.error && state.error.length > 0, 'the reason is kept for the status bar and trees');
+    await vscode.commands.executeCommand('firecrest.removeConnection', { name: DOWN, confirmed: true });
   });
 
   it('removes a connection with its secret', async () => {
