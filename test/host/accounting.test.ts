@@ -106,9 +106,14 @@ describe('Job Accounting panel', function () {
   });
 
   it('returns the submitted jobs by id, in the right states with the right exit codes', async () => {
-    const answer = await ask(form({ jobIds: `${ids.ok}, ${ids.fail}` }));
-    assert.equal(answer.type, 'results', JSON.stringify(answer));
-    const rows = (answer).rows;
+    // slurmctld hands a finished job to slurmdbd asynchronously: sacct may show it a moment
+    // before its exit code is recorded, so ask until both records are complete.
+    const rows = await waitFor('both jobs with their exit codes', async () => {
+      const answer = await ask(form({ jobIds: `${ids.ok}, ${ids.fail}` }));
+      assert.equal(answer.type, 'results', JSON.stringify(answer));
+      const r = answer.rows;
+      return r.length === 2 && r.every((x) => x.exitCode !== undefined) ? r : undefined;
+    }, 60_000);
     assert.deepEqual(rows.map((r) => r.id).sort(), [ids.ok, ids.fail].sort());
     const ok = rows.find((r) => r.id === ids.ok)!;
     const fail = rows.find((r) => r.id === ids.fail)!;
@@ -176,6 +181,12 @@ describe('Job Accounting panel', function () {
     const editor = await waitFor('the job details document', () =>
       vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'firecrest-job' && e.document.uri.path.endsWith(`/${ids.fail}.md`)));
     assert.match(editor.document.getText(), new RegExp(`# Job ${ids.fail}`));
+  });
+
+  it('opens the output of a job from its row (Open Job Output through firecrest://)', async () => {
+    await panel.receive({ type: 'openJob', id: ids.ok, what: 'output' });
+    const editor = await waitFor('the output editor', () => vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'firecrest'), 30_000);
+    assert.match(editor.document.getText(), new RegExp(`accounting ${tag} 0`));
   });
 
   it('says ready again after being hidden and shown (the webview restores itself from its state)', async () => {
