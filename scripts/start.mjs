@@ -86,7 +86,9 @@ try {
   const desktop = !argv.includes('--web') && onPath('code');
   if (desktop) {
     say('opening VS Code with the extension (close the window or press Ctrl-C to stop)');
-    const code = spawn('code', ['--wait', '--new-window', '--user-data-dir', join(state, 'vscode-user'), '--password-store=basic',
+    // As root, desktop VS Code starts only with --no-sandbox (and its own user data dir, given here).
+    const rootArgs = process.getuid?.() === 0 ? ['--no-sandbox'] : [];
+    const code = spawn('code', ['--wait', '--new-window', ...rootArgs, '--user-data-dir', join(state, 'vscode-user'), '--password-store=basic',
       `--extensionDevelopmentPath=${repoRoot}`, ...(remote ? ['--folder-uri', remoteHome] : [workspace])], { stdio: 'inherit', env });
     cleanups.push(() => { if (code.exitCode === null) code.kill('SIGTERM'); });
     code.on('exit', () => void stopAll(0));
