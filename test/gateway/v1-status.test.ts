@@ -72,6 +72,7 @@ void describe('v1 status', () => {
     assert.equal(all.body.description, 'List of services with status and description.');
     const names = (all.body.out as { service: string }[]).map((s) => s.service);
     for (const n of ['utilities', 'compute', 'storage', 'tasks']) assert.ok(names.includes(n), n);
+    assert.equal(all.headers.get('f7t-appversion'), null, 'v1 answers carry no v2 F7T-* headers');
     const one = await v1('/status/services/compute', { machine: null });
     assert.deepEqual(Object.keys(one.body).sort(), ['description', 'service', 'status', 'status_code']);
     assert.equal(one.body.status, 'available');

@@ -52,6 +52,13 @@ export async function registerV1(app: FastifyInstance, server: V1ServerDeps): Pr
       req.f7tUser = await v1Authenticate(req, server.tokens, server.users);
       return undefined;
     });
+    // The server-wide hook adds the v2 server's F7T-* headers; v1 services never send them (and
+    // clients use them to tell the API versions apart).
+    api.addHook('onSend', async (_req, reply, payload) => {
+      reply.removeHeader('F7T-AppVersion');
+      reply.removeHeader('F7T-Timestamp');
+      return payload;
+    });
     await api.register(async (i) => statusRoutes(i, deps), { prefix: '/status' });
     await api.register(async (i) => { await utilitiesRoutes(i, deps); await utilitiesReadRoutes(i, deps); }, { prefix: '/utilities' });
     await api.register(async (i) => computeRoutes(i, deps), { prefix: '/compute' });
