@@ -8,6 +8,7 @@
  *     visible) while a job runs, counted by the gateway.
  * Parts 2 and 3 need FIRECREST_* (scripts/with-gateway.mjs); BENCH_PARTS=1 runs only part 1.
  */
+import { loadavg } from 'node:os';
 import * as vscode from 'vscode';
 import { createClient, type FirecrestClient } from '../src/core/index';
 import { toJob } from '../src/core/v2/translate';
@@ -54,7 +55,16 @@ function fakeConnections(client?: FirecrestClient): ConnectionService {
   };
 }
 
-function treeItemsOnce(body: string): { parseMs: number; treeMs: number; items: number } {
+interface Run {
+  parseMs: number;
+  treeMs: number;
+  /** CPU time of this process for the whole run: what the code costs, whatever else the machine runs. */
+  cpuMs: number;
+  items: number;
+}
+
+function treeItemsOnce(body: string): Run {
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const jobs = (JobsW.parse(JSON.parse(body)).jobs ?? []).map(toJob);
   const t1 = performance.now();
@@ -71,18 +81,24 @@ function treeItemsOnce(body: string): { parseMs: number; treeMs: number; items: 
   };
   expand();
   const t2 = performance.now();
-  return { parseMs: t1 - t0, treeMs: t2 - t1, items };
+  const cpu = process.cpuUsage(cpu0);
+  return { parseMs: t1 - t0, treeMs: t2 - t1, cpuMs: (cpu.user + cpu.system) / 1000, items };
 }
 
 function part1(): void {
   const body = wireListing(10_000);
   for (let i = 0; i < 3; i++) treeItemsOnce(body); // warm-up (JIT)
-  const runs = Array.from({ length: 7 }, () => treeItemsOnce(body)).sort((a, b) => a.parseMs + a.treeMs - (b.parseMs + b.treeMs));
-  const med = runs[3];
-  const total = med.parseMs + med.treeMs;
-  rows.push(['10,000-job listing: parse (JSON+schema+translate)', `${med.parseMs.toFixed(1)} ms`, '', '']);
-  rows.push(['10,000-job listing: group + tree items (all expanded)', `${med.treeMs.toFixed(1)} ms`, `${med.items} items`, '']);
-  rows.push(['10,000-job listing: total (median of 7)', `${total.toFixed(1)} ms`, '< 200 ms', total < 200 ? 'PASS' : 'FAIL']);
+  const runs = Array.from({ length: 9 }, () => treeItemsOnce(body));
+  const wall = (r: Run) => r.parseMs + r.treeMs;
+  const byWall = [...runs].sort((a, b) => wall(a) - wall(b));
+  const med = byWall[4];
+  const best = byWall[0];
+  const cpu = [...runs].sort((a, b) => a.cpuMs - b.cpuMs)[4];
+  rows.push(['10,000-job listing: parse (JSON+schema+translate), median', `${med.parseMs.toFixed(1)} ms`, `best ${best.parseMs.toFixed(1)} ms`, '']);
+  rows.push(['10,000-job listing: group + tree items (all expanded), median', `${med.treeMs.toFixed(1)} ms`, `best ${best.treeMs.toFixed(1)} ms, ${med.items} items`, '']);
+  rows.push(['10,000-job listing: total wall, median of 9', `${wall(med).toFixed(1)} ms`, `best ${wall(best).toFixed(1)} ms; load avg ${loadavg()[0].toFixed(1)}`, '']);
+  // Judged on CPU time: on a shared 2-core machine the wall time mostly measures the neighbours.
+  rows.push(['10,000-job listing: total CPU time, median of 9', `${cpu.cpuMs.toFixed(1)} ms`, '< 200 ms', cpu.cpuMs < 200 ? 'PASS' : 'FAIL']);
 }
 
 async function connect(): Promise<{ client: FirecrestClient; system: string; home: string }> {
