@@ -56,7 +56,7 @@ export interface AccountingConnection {
 }
 
 /** Why a query produced no table. */
-export type AccountingFailure = 'noConnection' | 'signedOut' | 'api';
+export type AccountingFailure = 'noConnection' | 'signedOut' | 'invalid' | 'api';
 
 export type AccountingToWebview =
   | { type: 'init'; connections: AccountingConnection[]; preset?: Partial<AccountingForm> }

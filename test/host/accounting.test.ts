@@ -137,13 +137,16 @@ describe('Job Accounting panel', function () {
     assert.equal(none.rows.length, 0);
   });
 
-  it('answers an unknown system with the API error, and an unknown connection with noConnection', async () => {
+  it('answers an unknown system with the API error, an unknown connection with noConnection, a backwards range as invalid', async () => {
     const bad = (await ask(form({ system: `no-such-system-${tag}` }))) as Failed;
     assert.equal(bad.type, 'failed');
     assert.equal(bad.failure, 'api');
     assert.ok(bad.message.length > 0);
     const gone = (await ask(form({ profile: 'not-a-profile' }))) as Failed;
     assert.equal(gone.failure, 'noConnection');
+    const backwards = (await ask(form({ range: 'custom', from: '2025-06-03', to: '2025-06-01' }))) as Failed;
+    assert.equal(backwards.failure, 'invalid');
+    assert.match(backwards.message, /ends .* before it starts/);
   });
 
   it('rejects and logs a message of the wrong shape without acting on it', async () => {

@@ -86,11 +86,13 @@ function drawStatus(): void {
     const buttons = {
       noConnection: [action('Add Connection', () => api.post({ type: 'command', command: 'addConnection' }))],
       signedOut: [action('Sign In', () => api.post({ type: 'command', command: 'signIn' }))],
+      invalid: [],
       api: [action('Retry', () => query())],
     }[problem.failure];
     const hint = {
       noConnection: 'Add a connection to a FirecREST deployment, then query its job history.',
       signedOut: 'Sign in to query the job history of this connection.',
+      invalid: 'Correct the form and query again.',
       api: 'The server did not answer the query. Check the connection and retry.',
     }[problem.failure];
     replace(status, el('div', { class: `message ${problem.failure}`, role: 'alert' }, el('p', { class: 'headline' }, problem.message), el('p', {}, hint), el('div', { class: 'buttons' }, ...buttons)));

@@ -47,13 +47,20 @@ export function renderTable(
   }), el('th', { scope: 'col' }, el('span', { class: 'visually-hidden' }, 'Actions')));
 
   const body = el('tbody');
-  for (const r of slice) {
+  // One tab stop for the whole body (roving tabindex): Tab leaves the table, arrows move inside.
+  const move = (from: HTMLElement, to: Element | null) => {
+    if (!(to instanceof HTMLElement)) return;
+    from.tabIndex = -1;
+    to.tabIndex = 0;
+    to.focus();
+  };
+  for (const [i, r] of slice.entries()) {
     const output = el('button', { class: 'link', type: 'button', title: `Open the output of job ${r.id}`, tabindex: -1 }, 'Output');
     output.addEventListener('click', (e) => {
       e.stopPropagation();
       on.open(r.id, 'output');
     });
-    const tr = el('tr', { tabindex: 0, 'data-id': r.id, 'aria-label': `Job ${r.id} ${r.name}, ${r.state}. Enter: details, O: output.` },
+    const tr = el('tr', { tabindex: i === 0 ? 0 : -1, 'data-id': r.id, 'aria-label': `Job ${r.id} ${r.name}, ${r.state}. Enter: details, O: output.` },
       ...columns.map((c) => el('td', { class: [c.numeric ? 'num' : '', c.key === 'state' ? `state state-${r.stateClass}` : ''].join(' ').trim() || undefined },
         c.format ? c.format(r) : r[c.key] === undefined ? '' : String(r[c.key]))),
       el('td', {}, output));
@@ -61,8 +68,10 @@ export function renderTable(
     tr.addEventListener('keydown', (e) => {
       if (e.key === 'Enter') on.open(r.id, 'details');
       else if (e.key === 'o' || e.key === 'O') on.open(r.id, 'output');
-      else if (e.key === 'ArrowDown') (tr.nextElementSibling as HTMLElement | null)?.focus();
-      else if (e.key === 'ArrowUp') (tr.previousElementSibling as HTMLElement | null)?.focus();
+      else if (e.key === 'ArrowDown') move(tr, tr.nextElementSibling);
+      else if (e.key === 'ArrowUp') move(tr, tr.previousElementSibling);
+      else if (e.key === 'Home') move(tr, body.firstElementChild);
+      else if (e.key === 'End') move(tr, body.lastElementChild);
       else return;
       e.preventDefault();
     });

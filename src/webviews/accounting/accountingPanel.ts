@@ -108,8 +108,13 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
     if (conn.state === 'signed-out') {
       return this.post({ type: 'failed', requestId, failure: 'signedOut', message: `You are signed out of "${form.profile}".` });
     }
+    let query;
     try {
-      const query = toAccountingQuery(form);
+      query = toAccountingQuery(form);
+    } catch (e) {
+      return this.post({ type: 'failed', requestId, failure: 'invalid', message: e instanceof Error ? e.message : String(e) });
+    }
+    try {
       const client = await this.services.connections.client(form.profile);
       const started = Date.now();
       const jobs = await client.accounting(form.system, { ...query, signal: ctl.signal });

@@ -26,7 +26,7 @@ function iso(epochSeconds: number | undefined): string | undefined {
 export function csvField(v: string | number | undefined): string {
   if (v === undefined) return '';
   const s = String(v);
-  // A leading = + - @ makes spreadsheets evaluate the cell; a quote-prefixed tab keeps it text.
+  // A leading = + - @ makes spreadsheets evaluate the cell; a leading apostrophe keeps it text.
   const safe = /^[=+\-@]/.test(s) && !/^-?\d/.test(s) ? `'${s}` : s;
   return /[",\r\n]/.test(safe) || safe !== safe.trim() ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
