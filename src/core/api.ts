@@ -158,3 +158,62 @@ export interface Capabilities {
   /** Partition/reservation overrides on submit. */
   submitOverrides: boolean;
 }
+
+/** v1 internal transfer jobs (`/storage/xfer-internal/<kind>`). */
+export type V1InternalTransferKind = 'cp' | 'mv' | 'rsync' | 'rm' | 'compress' | 'extract';
+
+export interface V1InternalTransferOptions {
+  /** Not used by `rm`. */
+  sourcePath?: string;
+  targetPath: string;
+  jobName?: string;
+  /** Slurm time limit (`M`, `M:S`, `H:M:S`, `D-H`, `D-H:M`, `D-H:M:S`). */
+  time?: string;
+  /** Run after this job succeeded (`afterok`). */
+  stageOutJobId?: string;
+  account?: string;
+  dereference?: boolean;
+  /** extract: the archive type (`tar.gz`, `zip`, ...). */
+  type?: string;
+}
+
+/** A v1 task as listed by `GET /tasks`. */
+export interface V1TaskInfo {
+  id: string;
+  /** 3-digit status code (100 queued, 200 done, 400 failed, 110-118 staged transfers). */
+  status: number;
+  description: string;
+  service?: string;
+  system?: string;
+  data: unknown;
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+/** Reservation fields of the v1 reservations service (times `YYYY-MM-DDTHH:MM:SS`). */
+export interface V1ReservationRequest {
+  numberOfNodes: number;
+  nodeType?: string;
+  starttime: string;
+  endtime: string;
+}
+
+/**
+ * What only API v1 offers. Present on a client whose `capabilities.tasks` (tasks, internal
+ * transfers) or `capabilities.reservationsManagement` is true; check with `hasV1Extras`.
+ */
+export interface V1Extras {
+  tasks(opts?: CallOptions): Promise<V1TaskInfo[]>;
+  /** Reservations as the reservations service lists them (with users, accounts, flags). */
+  reservationsManaged(system: string, opts?: CallOptions): Promise<Reservation[]>;
+  reservationsCreate(system: string, name: string, account: string, r: V1ReservationRequest, opts?: CallOptions): Promise<void>;
+  reservationsUpdate(system: string, name: string, r: V1ReservationRequest, opts?: CallOptions): Promise<void>;
+  reservationsDelete(system: string, name: string, opts?: CallOptions): Promise<void>;
+  /** Submits the transfer job (waits for its task, not for the job). */
+  internalTransfer(system: string, kind: V1InternalTransferKind, o: V1InternalTransferOptions, opts?: CallOptions): Promise<TransferJob>;
+}
+
+/** True when `api` carries the v1-only operations. */
+export function hasV1Extras(api: FirecrestApi): api is FirecrestApi & V1Extras {
+  return api.apiVersion === 'v1' && typeof (api as Partial<V1Extras>).internalTransfer === 'function';
+}

@@ -14,14 +14,15 @@ import { detectApiVersion } from './probe';
 import { FileTransfers } from './transfer/fileTransfers';
 import { S3Http } from './transfer/s3Http';
 import { V2Staging } from './transfer/v2Staging';
+import { V1Api } from './v1/v1Api';
 import { V2Api } from './v2/v2Api';
 
 type Adapter = (http: ApiHttp) => FirecrestApi;
 
-/** API generation → implementation; v1 arrives in a later issue. */
+/** API generation → implementation. */
 const ADAPTERS: Record<ApiVersion, Adapter | undefined> = {
   v2: (http) => new V2Api(http),
-  v1: undefined,
+  v1: (http) => new V1Api(http),
 };
 
 function adapterFor(version: ApiVersion, profile: ConnectionProfile): Adapter {

@@ -29,6 +29,8 @@ export interface ApiRequest {
   json?: unknown;
   /** Multipart body; a factory because a retried request needs a fresh body. */
   form?: () => FormData;
+  /** Extra request headers (v1 `X-Machine-Name`, `X-Task-Id`). */
+  headers?: Record<string, string>;
   /** Statuses that mean success; any other one becomes a typed error. */
   expect: number[];
   call?: CallOptions;
@@ -103,7 +105,7 @@ export class ApiHttp {
     for (let attempt = 1; ; attempt++) {
       await this.gate.wait(signal);
       const token = await this.tokens.token({ rejected, signal });
-      const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
+      const headers: Record<string, string> = { ...req.headers, authorization: `Bearer ${token}`, accept: 'application/json' };
       let body: string | FormData | undefined;
       if (req.json !== undefined) {
         headers['content-type'] = 'application/json';

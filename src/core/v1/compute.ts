@@ -1,0 +1,121 @@
+/**
+ * v1 compute service (§2.5): every call creates a task that is polled to its end. Avoids
+ * `GET /compute/jobs/{id}` (its task never finishes, Q3) in favour of `?jobs=<id>`.
+ */
+import type { AccountingQuery, CallOptions, JobListOptions } from '../api';
+import { FirecrestError, NotFoundError, NotSupportedError } from '../errors';
+import type { ComputeNode, Job, JobSubmission, Partition, Reservation } from '../model';
+import type { QueryValue } from '../http/apiHttp';
+import { Tasks, type TaskWaitOptions } from './tasks';
+import { acctJob, node, partition, queueJob, reservation } from './translate';
+import type { Fields, V1Http } from './v1Http';
+
+const PAGE = 100;
+
+function records(data: unknown): Record<string, unknown>[] {
+  // QueueJob lists are keyed by position; sacct's empty result is `{}` (Q7).
+  const values = Array.isArray(data) ? data : data && typeof data === 'object' ? Object.values(data) : [];
+  return values.filter((v): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v));
+}
+
+/** `--opt=value` lines for what v1's submit has no field for (inline scripts only). */
+function directives(job: JobSubmission): string[] {
+  const d: [string, string | undefined][] = [
+    ['job-name', job.name], ['partition', job.partition], ['reservation', job.reservation], ['output', job.stdoutPath],
+    ['error', job.stderrPath], ['input', job.stdinPath], ['constraint', job.constraints],
+  ];
+  return d.filter(([, v]) => v).map(([k, v]) => `#SBATCH --${k}=${v}`);
+}
+
+/** Puts `lines` right after the shebang, where sbatch still reads directives. */
+export function withDirectives(script: string, lines: string[]): string {
+  if (!lines.length) return script;
+  const nl = script.indexOf('\n');
+  if (script.startsWith('#!')) return nl < 0 ? `${script}\n${lines.join('\n')}\n` : `${script.slice(0, nl + 1)}${lines.join('\n')}\n${script.slice(nl + 1)}`;
+  return `#!/bin/bash\n${lines.join('\n')}\n${script}`;
+}
+
+/** Compute routes of one connection. */
+export class ComputeRoutes {
+  constructor(private readonly v1: V1Http, private readonly tasks: Tasks) {}
+
+  private async task(method: 'GET' | 'POST' | 'DELETE', route: string, machine: string, o: { query?: Record<string, QueryValue>; fields?: Fields; file?: { name: string; data: Uint8Array }; params?: Record<string, string>; expect: number; wait?: TaskWaitOptions }): Promise<unknown> {
+    const res = await this.v1.send(method, route, { machine, query: o.query, fields: o.fields, file: o.file, params: o.params, expect: [o.expect], call: o.wait });
+    return (await this.tasks.run(res, `${method} ${route}`, o.wait)).data;
+  }
+
+  /**
+   * Inline scripts go through `jobs/upload` as `script.batch`, with the submission's overrides as
+   * `#SBATCH` lines; `scriptPath` through `jobs/path`, which has no way to carry overrides
+   * (NotSupportedError then). The working directory of an inline script is the server's own.
+   */
+  async submit(machine: string, job: JobSubmission, o: CallOptions = {}): Promise<string> {
+    const fields: Fields = { account: job.account, env: job.env && Object.keys(job.env).length ? JSON.stringify(job.env) : undefined };
+    let data: unknown;
+    if (job.script !== undefined) {
+      const script = withDirectives(job.script, directives(job));
+      data = await this.task('POST', '/compute/jobs/upload', machine, { fields, file: { name: 'script.batch', data: new TextEncoder().encode(script) }, expect: 201, wait: o });
+    } else if (job.scriptPath) {
+      const extra = directives({ ...job, name: undefined });
+      if (extra.length) throw new NotSupportedError(`API v1 cannot override ${extra.map((l) => l.split('=')[0].slice(8)).join(', ')} for a script already on the cluster; put them in the script`);
+      data = await this.task('POST', '/compute/jobs/path', machine, { fields: { ...fields, targetPath: job.scriptPath }, expect: 201, wait: o });
+    } else {
+      throw new NotSupportedError('A job needs a script or a script path');
+    }
+    const id = records([data])[0]?.jobid;
+    if (typeof id !== 'string' || !id) throw new FirecrestError(`The job was not submitted: ${JSON.stringify(data)}`);
+    return id;
+  }
+
+  /** The queue; with `allUsers` every user's jobs (`userJobs=false`). */
+  async jobs(machine: string, o: JobListOptions & { jobIds?: string[] } = {}): Promise<Job[]> {
+    const query = { jobs: o.jobIds?.join(','), userJobs: o.allUsers ? 'false' : undefined };
+    const jobs = records(await this.task('GET', '/compute/jobs', machine, { query, expect: 200, wait: o })).map(queueJob);
+    return jobs.filter((j) => (!o.name || j.name === o.name) && (!o.account || j.account === undefined || j.account === o.account));
+  }
+
+  /** One job: the queue first, then accounting for a job that already left it. */
+  async job(machine: string, jobId: string, o: CallOptions = {}): Promise<Job> {
+    const queued = (await this.jobs(machine, { ...o, jobIds: [jobId] })).find((j) => j.id === jobId);
+    if (queued) return queued;
+    const done = (await this.accounting(machine, { ...o, jobIds: [jobId] })).find((j) => j.id === jobId);
+    if (done) return done;
+    throw new NotFoundError(`Job ${jobId} not found on ${machine}`, { route: 'GET /compute/jobs' });
+  }
+
+  async cancel(machine: string, jobId: string, o: CallOptions = {}): Promise<void> {
+    await this.task('DELETE', '/compute/jobs/{id}', machine, { params: { id: jobId }, expect: 200, wait: o });
+  }
+
+  /** sacct through every page (`pageNumber` is 0-based; a page past the end fails the task, Q8). */
+  async accounting(machine: string, q: AccountingQuery): Promise<Job[]> {
+    const iso = (s?: number) => (s === undefined ? undefined : new Date(s * 1000).toISOString().slice(0, 19));
+    const out: Job[] = [];
+    for (let page = 0; ; page++) {
+      const query = { jobs: q.jobIds?.join(','), starttime: iso(q.startTime), endtime: iso(q.endTime), pageSize: PAGE, pageNumber: page };
+      let rows: Record<string, unknown>[];
+      try {
+        rows = records(await this.task('GET', '/compute/acct', machine, { query, expect: 200, wait: q }));
+      } catch (e) {
+        // An empty result fails even page 0 with this text (Q8): it means "no more rows".
+        if (e instanceof FirecrestError && /greater than total pages/.test(e.message)) break;
+        throw e;
+      }
+      out.push(...rows.map(acctJob));
+      if (rows.length < PAGE) break;
+    }
+    return out.filter((j) => !q.name || j.name === q.name);
+  }
+
+  async nodes(machine: string, o?: CallOptions): Promise<ComputeNode[]> {
+    return records(await this.task('GET', '/compute/nodes', machine, { expect: 200, wait: o })).map(node);
+  }
+
+  async partitions(machine: string, o?: CallOptions): Promise<Partition[]> {
+    return records(await this.task('GET', '/compute/partitions', machine, { expect: 200, wait: o })).map(partition);
+  }
+
+  async reservations(machine: string, o?: CallOptions): Promise<Reservation[]> {
+    return records(await this.task('GET', '/compute/reservations', machine, { expect: 200, wait: o })).map(reservation);
+  }
+}

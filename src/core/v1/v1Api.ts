@@ -1,0 +1,176 @@
+/** `FirecrestApi` over API v1 (§2, §4.2), plus the v1-only operations of `V1Extras`. */
+import type {
+  AccountingQuery, CallOptions, Capabilities, CompressOptions, FirecrestApi, HeadTailOptions, JobListOptions, ListOptions,
+  MoveCopyOptions, V1Extras, V1InternalTransferKind, V1InternalTransferOptions, V1ReservationRequest, V1TaskInfo, WaitOptions,
+} from '../api';
+import { NotFoundError, NotSupportedError, ServerError, TimeoutError } from '../errors';
+import type { ApiHttp } from '../http/apiHttp';
+import { sleep } from '../http/sleep';
+import type { Checksum, ComputeNode, FileContent, FileEntry, FileStat, Job, JobMetadata, JobSubmission, Partition, Reservation, System, TransferJob, UserInfo } from '../model';
+import { ComputeRoutes } from './compute';
+import { ReservationRoutes } from './reservations';
+import { StatusRoutes } from './status';
+import { StorageRoutes } from './storage';
+import { Tasks } from './tasks';
+import { UtilitiesRoutes } from './utilities';
+import { V1Http } from './v1Http';
+
+const V1_16 = '1.16.0';
+
+/** The synchronous command hit the server's time-out: the job-backed route takes over (§4.2). */
+function timedOut(e: unknown): boolean {
+  return e instanceof TimeoutError && e.status === 400;
+}
+
+/** The archive type `extract` sends, from the file name. */
+function archiveType(path: string): string | undefined {
+  const m = /\.(tar\.gz|tgz|tar\.bz2|tar|zip|gz|bz2)$/i.exec(path);
+  return m ? m[1].toLowerCase() : undefined;
+}
+
+/** One v1 connection. Construct with the client's ApiHttp. */
+export class V1Api implements FirecrestApi, V1Extras {
+  readonly apiVersion = 'v1' as const;
+  readonly capabilities: Capabilities = { attach: false, directRename: true, reservationsManagement: true, tasks: true, jobScriptPath: true, submitOverrides: false };
+  private readonly status: StatusRoutes;
+  private readonly util: UtilitiesRoutes;
+  private readonly compute: ComputeRoutes;
+  private readonly storage: StorageRoutes;
+  private readonly rsv: ReservationRoutes;
+  private readonly taskRoutes: Tasks;
+
+  constructor(http: ApiHttp) {
+    const v1 = new V1Http(http);
+    this.taskRoutes = new Tasks(v1);
+    this.status = new StatusRoutes(v1);
+    this.util = new UtilitiesRoutes(v1);
+    this.compute = new ComputeRoutes(v1, this.taskRoutes);
+    this.storage = new StorageRoutes(v1, this.taskRoutes);
+    this.rsv = new ReservationRoutes(v1);
+  }
+
+  serverVersion(o?: CallOptions): Promise<string | undefined> { return this.status.version(o); }
+  systems(o?: CallOptions): Promise<System[]> { return this.status.systems(o); }
+  async partitions(system: string, o?: CallOptions): Promise<Partition[]> { await this.status.gate(V1_16, 'Partitions', o); return this.compute.partitions(system, o); }
+  async nodes(system: string, o?: CallOptions): Promise<ComputeNode[]> { await this.status.gate(V1_16, 'Nodes', o); return this.compute.nodes(system, o); }
+  async reservations(system: string, o?: CallOptions): Promise<Reservation[]> { await this.status.gate(V1_16, 'Reservations', o); return this.compute.reservations(system, o); }
+  /** whoami with groups; v1 does not report scheduler accounts. */
+  userInfo(system: string, o?: CallOptions): Promise<UserInfo> { return this.util.whoami(system, o); }
+
+  async list(system: string, path: string, o: ListOptions = {}): Promise<FileEntry[]> {
+    if (o.recursive) await this.status.gate(V1_16, 'Recursive listing', o);
+    return this.util.list(system, path, o);
+  }
+  stat(system: string, path: string, o?: CallOptions & { dereference?: boolean }): Promise<FileStat> { return this.util.stat(system, path, o); }
+  head(system: string, path: string, o?: HeadTailOptions): Promise<FileContent> { return this.util.head(system, path, o); }
+  tail(system: string, path: string, o?: HeadTailOptions): Promise<FileContent> { return this.util.tail(system, path, o); }
+  /** v1's `view` is `head` (10 lines, Q6): the whole small file is downloaded and sliced here. */
+  async view(system: string, path: string, o: CallOptions & { offset?: number; size?: number } = {}): Promise<string> {
+    const all = await this.util.download(system, path, o);
+    const start = o.offset ?? 0;
+    return Buffer.from(all.subarray(start, o.size === undefined ? undefined : start + o.size)).toString('utf8');
+  }
+  checksum(system: string, path: string, o?: CallOptions): Promise<Checksum> { return this.util.checksum(system, path, o); }
+  fileType(system: string, path: string, o?: CallOptions): Promise<string> { return this.util.fileType(system, path, o); }
+  /** v1 answers with chmod's text, not an entry: undefined. */
+  async chmod(system: string, path: string, mode: string, o?: CallOptions): Promise<FileEntry | undefined> { await this.util.chmod(system, path, mode, o); return undefined; }
+  async chown(system: string, path: string, owner: string, group: string, o?: CallOptions): Promise<FileEntry | undefined> { await this.util.chown(system, path, owner, group, o); return undefined; }
+  mkdir(system: string, path: string, o?: CallOptions & { parents?: boolean }): Promise<void> { return this.util.mkdir(system, path, o); }
+  symlink(system: string, target: string, linkPath: string, o?: CallOptions): Promise<void> { return this.util.symlink(system, target, linkPath, o); }
+  downloadSmall(system: string, path: string, o?: CallOptions): Promise<Uint8Array> { return this.util.download(system, path, o); }
+  uploadSmall(system: string, directory: string, fileName: string, data: Uint8Array, o?: CallOptions): Promise<void> { return this.util.upload(system, directory, fileName, data, o); }
+
+  async remove(system: string, path: string, o: WaitOptions & { account?: string } = {}): Promise<void> {
+    try {
+      await this.util.rm(system, path, o);
+    } catch (e) {
+      if (!timedOut(e)) throw e;
+      await this.waitForTransferJob(await this.storage.internal(system, 'rm', { targetPath: path, account: o.account }, o), o);
+    }
+  }
+
+  /** Direct rename: done when it returns (undefined). */
+  async move(system: string, source: string, target: string, o: MoveCopyOptions = {}): Promise<TransferJob | undefined> {
+    await this.util.rename(system, source, target, o);
+    return undefined;
+  }
+
+  private async fallback(system: string, kind: V1InternalTransferKind, t: V1InternalTransferOptions, o: MoveCopyOptions, direct: () => Promise<void>): Promise<TransferJob | undefined> {
+    try {
+      await direct();
+      return undefined;
+    } catch (e) {
+      if (!timedOut(e)) throw e;
+      const job = await this.storage.internal(system, kind, { ...t, account: o.account }, o);
+      if (o.wait !== false) await this.waitForTransferJob(job, o);
+      return job;
+    }
+  }
+
+  copy(system: string, source: string, target: string, o: MoveCopyOptions = {}): Promise<TransferJob | undefined> {
+    return this.fallback(system, 'cp', { sourcePath: source, targetPath: target }, o, () => this.util.copy(system, source, target, o));
+  }
+
+  /** gzip tar only (v1 has no other compression); `Command has finished with timeout signal` → xfer-internal. */
+  async compress(system: string, source: string, target: string, o: CompressOptions = {}): Promise<TransferJob | undefined> {
+    await this.status.gate(V1_16, 'Compress', o);
+    if ((o.compression && o.compression !== 'gzip') || o.matchPattern) throw new NotSupportedError('API v1 compresses with gzip only and has no match pattern');
+    return this.fallback(system, 'compress', { sourcePath: source, targetPath: target, dereference: o.dereference }, o, () => this.util.compress(system, source, target, o));
+  }
+
+  async extract(system: string, source: string, targetDir: string, o: CompressOptions = {}): Promise<TransferJob | undefined> {
+    await this.status.gate(V1_16, 'Extract', o);
+    const type = archiveType(source);
+    return this.fallback(system, 'extract', { sourcePath: source, targetPath: targetDir, type }, o, () => this.util.extract(system, source, targetDir, { ...o, type }));
+  }
+
+  submitJob(system: string, job: JobSubmission, o?: CallOptions): Promise<string> { return this.compute.submit(system, job, o); }
+  jobs(system: string, o?: JobListOptions): Promise<Job[]> { return this.compute.jobs(system, o); }
+  job(system: string, jobId: string, o?: CallOptions): Promise<Job> { return this.compute.job(system, jobId, o); }
+  /** v1 cannot return a job's script; only the log paths squeue reports. */
+  async jobMetadata(system: string, jobId: string, o?: CallOptions): Promise<JobMetadata> {
+    const j = await this.compute.job(system, jobId, o);
+    return { id: j.id, stdoutPath: j.stdoutPath, stderrPath: j.stderrPath };
+  }
+  cancelJob(system: string, jobId: string, o?: CallOptions): Promise<void> { return this.compute.cancel(system, jobId, o); }
+  attachToJob(): Promise<void> { return Promise.reject(new NotSupportedError('Attaching to a job is not available on FirecREST API v1')); }
+  accounting(system: string, q: AccountingQuery): Promise<Job[]> { return this.compute.accounting(system, q); }
+
+  /** Polls with sleeps 1, 2, 4, ... 16 s until a final state (§4.2); on overall time-out the job is cancelled. */
+  async waitForJob(system: string, jobId: string, o: WaitOptions = {}): Promise<Job> {
+    const started = Date.now();
+    let next = 500;
+    for (;;) {
+      try {
+        const job = await this.compute.job(system, jobId, o);
+        o.onProgress?.({ phase: job.state, message: `Job ${jobId} is ${job.state}` });
+        if (job.isFinal) return job;
+      } catch (e) {
+        if (!(e instanceof NotFoundError) || Date.now() - started > (o.notFoundTimeoutMs ?? 20_000)) throw e;
+      }
+      if (o.overallTimeoutMs !== undefined && Date.now() - started + next > o.overallTimeoutMs) {
+        await this.compute.cancel(system, jobId).catch(() => undefined);
+        throw new TimeoutError(`Job ${jobId} did not finish within ${Math.round(o.overallTimeoutMs / 1000)} s; it was cancelled`);
+      }
+      await sleep(next, o.signal);
+      next = Math.min(next * 2, 16_000);
+    }
+  }
+
+  /** The job must end COMPLETED and its error file be empty (§4.2). */
+  async waitForTransferJob(t: TransferJob, o: WaitOptions = {}): Promise<void> {
+    const job = await this.waitForJob(t.system, t.jobId, o);
+    if (job.stateClass !== 'completed') throw new ServerError(`Transfer job ${t.jobId} ended ${job.state}`);
+    if (!t.errorLog) return;
+    const err = (await this.util.head(t.system, t.errorLog, { bytes: 2000, signal: o.signal }).catch(() => ({ content: '' }))).content.trim();
+    if (err) throw new ServerError(`Transfer job ${t.jobId} failed: ${err}`, { causedBy: [err] });
+  }
+
+  // --- V1Extras
+  tasks(o?: CallOptions): Promise<V1TaskInfo[]> { return this.taskRoutes.list(o); }
+  reservationsManaged(system: string, o?: CallOptions): Promise<Reservation[]> { return this.rsv.list(system, o); }
+  reservationsCreate(system: string, name: string, account: string, r: V1ReservationRequest, o?: CallOptions): Promise<void> { return this.rsv.create(system, name, account, r, o); }
+  reservationsUpdate(system: string, name: string, r: V1ReservationRequest, o?: CallOptions): Promise<void> { return this.rsv.update(system, name, r, o); }
+  reservationsDelete(system: string, name: string, o?: CallOptions): Promise<void> { return this.rsv.remove(system, name, o); }
+  internalTransfer(system: string, kind: V1InternalTransferKind, t: V1InternalTransferOptions, o?: CallOptions): Promise<TransferJob> { return this.storage.internal(system, kind, t, o); }
+}

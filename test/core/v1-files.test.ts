@@ -1,0 +1,115 @@
+/**
+ * API v1 utilities through the v1 adapter over real HTTP: contents round-trip, the form/query
+ * names the server reads, and the `X-*` headers arriving as typed errors.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { createClient, InvalidInputError, NotFoundError, NotSupportedError, PermissionDeniedError, TooLargeError, type FirecrestClient } from '../../src/core/index';
+import { gatewayOnly } from '../support/target';
+import { client, clientOptions, dec, enc, scratchDir, t } from './support';
+
+const v1 = { apiVersion: 'v1' as const };
+
+void describe('v1 utilities', { skip: t.apiVersion !== 'v1' ? 'runs with --api v1' : false }, () => {
+  let c: FirecrestClient;
+  let dir: string;
+  const S = t.system;
+  before(async () => {
+    c = await client({}, v1);
+    dir = await scratchDir(c, 'v1files');
+  });
+  after(async () => {
+    await c.remove(S, dir).catch(() => undefined);
+    await c.dispose();
+  });
+
+  void it('reports the server version and v1 capabilities', async () => {
+    assert.equal(c.apiVersion, 'v1');
+    assert.match((await c.serverVersion()) ?? '', /^\d+\.\d+\.\d+$/);
+    assert.equal(c.capabilities.directRename, true);
+    assert.equal(c.capabilities.attach, false);
+    await assert.rejects(c.attachToJob(S, '1', 'true'), NotSupportedError);
+  });
+
+  void it('systems carry health, file systems and the capped direct-transfer limit', async () => {
+    const sys = (await c.systems()).find((s) => s.name === S);
+    assert.ok(sys);
+    assert.equal(sys.health.status, 'ok');
+    assert.ok(sys.fileSystems.some((f) => f.defaultWorkDir));
+    assert.ok(sys.maxDirectTransferSize > 0 && sys.maxDirectTransferSize <= 1024 * 1024);
+  });
+
+  void it('upload, download, view and checksum round-trip bytes (upload names the file by its part)', async () => {
+    const data = new Uint8Array(70_000).map((_, i) => (i * 31 + 7) % 256);
+    await c.uploadSmall(S, dir, 'blob.bin', data);
+    assert.deepEqual(await c.downloadSmall(S, `${dir}/blob.bin`), data);
+    assert.equal((await c.checksum(S, `${dir}/blob.bin`)).checksum, createHash('sha256').update(data).digest('hex'));
+    const lines = Array.from({ length: 25 }, (_, i) => `line ${i}`).join('\n') + '\n';
+    await c.uploadSmall(S, dir, 'lines.txt', enc(lines));
+    // view reads the whole file although the server's view stops after 10 lines (Q6).
+    assert.equal(await c.view(S, `${dir}/lines.txt`), lines);
+    assert.equal((await c.head(S, `${dir}/lines.txt`, { lines: 2 })).content, 'line 0\nline 1\n');
+    assert.equal((await c.tail(S, `${dir}/lines.txt`, { bytes: 8 })).content, 'line 24\n');
+    assert.match(await c.fileType(S, `${dir}/lines.txt`), /text/i);
+    assert.equal((await c.stat(S, `${dir}/lines.txt`)).size, Buffer.byteLength(lines));
+  });
+
+  void it('mkdir -p, ls with hidden files, symlink, chmod, rename, copy, rm', async () => {
+    await c.mkdir(S, `${dir}/a/b/c`, { parents: true });
+    await assert.rejects(c.mkdir(S, `${dir}/x/y`), NotFoundError);
+    await c.uploadSmall(S, `${dir}/a`, '.hidden', enc('h'));
+    assert.ok(!(await c.list(S, `${dir}/a`)).some((e) => e.name === '.hidden'));
+    const all = await c.list(S, `${dir}/a`, { showHidden: true });
+    assert.equal(all.find((e) => e.name === 'b')?.kind, 'directory');
+    assert.equal(all.find((e) => e.name === '.hidden')?.size, 1);
+    await c.symlink(S, `${dir}/a/.hidden`, `${dir}/link`);
+    assert.equal((await c.list(S, dir)).find((e) => e.name === 'link')?.linkTarget, `${dir}/a/.hidden`);
+    await c.chmod(S, `${dir}/a/.hidden`, '600');
+    assert.equal((await c.list(S, `${dir}/a`, { showHidden: true })).find((e) => e.name === '.hidden')?.permissions, 'rw-------');
+    assert.equal(await c.move(S, `${dir}/a/.hidden`, `${dir}/moved`), undefined);
+    assert.equal(await c.copy(S, `${dir}/moved`, `${dir}/copied`), undefined);
+    assert.equal(dec(await c.downloadSmall(S, `${dir}/copied`)), 'h');
+    await c.remove(S, `${dir}/a`);
+    await assert.rejects(c.stat(S, `${dir}/a`), NotFoundError);
+  });
+
+  void it('recursive listing, compress and extract (>= 1.16.0)', async () => {
+    await c.mkdir(S, `${dir}/src/sub`, { parents: true });
+    await c.uploadSmall(S, `${dir}/src/sub`, 'f.txt', enc('inside'));
+    assert.ok((await c.list(S, `${dir}/src`, { recursive: true })).some((e) => e.name.endsWith('f.txt')));
+    assert.equal(await c.compress(S, `${dir}/src`, `${dir}/src.tar.gz`), undefined);
+    await c.mkdir(S, `${dir}/out`);
+    assert.equal(await c.extract(S, `${dir}/src.tar.gz`, `${dir}/out`), undefined);
+    assert.equal(dec(await c.downloadSmall(S, `${dir}/out/src/sub/f.txt`)), 'inside');
+  });
+
+  void it('userInfo comes from whoami with groups', async () => {
+    const u = await c.userInfo(S);
+    assert.ok(u.user.name);
+    assert.ok(u.groups.some((g) => g.id === u.group.id));
+  });
+
+  void it('X-* headers become typed errors', async () => {
+    await assert.rejects(c.list(S, `${dir}/nope`), NotFoundError);
+    await assert.rejects(c.downloadSmall(S, `${dir}/nope`), NotFoundError);
+    await assert.rejects(c.chmod(S, dir, 'bogus'), InvalidInputError);
+    await assert.rejects(c.mkdir(S, dir), InvalidInputError);
+    await assert.rejects(c.list(S, '/root'), PermissionDeniedError);
+    await assert.rejects(c.list('no-such-system', dir), (e: unknown) => e instanceof NotFoundError && e.message.includes('no-such-system'));
+    await assert.rejects(c.jobs('no-such-system'), (e: unknown) => e instanceof NotFoundError && e.message.includes('no-such-system'));
+  });
+
+  void it('an upload over the server limit is TooLargeError', { skip: gatewayOnly() }, async () => {
+    await assert.rejects(c.uploadSmall(S, dir, 'big.bin', new Uint8Array(6 * 1024 * 1024)), TooLargeError);
+  });
+
+  void it('a refused token is UnauthorizedError', async () => {
+    const bad = await createClient(clientOptions({ staticToken: 'not-a-jwt' }, { ...v1, tokenUrl: undefined, clientId: undefined }));
+    try {
+      await assert.rejects(bad.list(S, dir), (e: unknown) => e instanceof Error && e.name === 'UnauthorizedError');
+    } finally {
+      await bad.dispose();
+    }
+  });
+});
