@@ -1,0 +1,129 @@
+/**
+ * API v1 compute, tasks, internal transfers and reservations through the v1 adapter over real
+ * HTTP: jobs change state, tasks are polled to their end, failures arrive as typed errors.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { CancelledError, FirecrestError, InvalidInputError, NotFoundError, NotSupportedError, type FirecrestClient, type Progress, type V1Extras } from '../../src/core/index';
+import { client, dec, enc, scratchDir, t } from './support';
+
+void describe('v1 compute and tasks', { skip: t.apiVersion !== 'v1' ? 'runs with --api v1' : false }, () => {
+  let c: FirecrestClient;
+  let x: FirecrestClient & V1Extras;
+  let dir: string;
+  const S = t.system;
+  before(async () => {
+    c = await client({}, { apiVersion: 'v1' });
+    x = c as FirecrestClient & V1Extras;
+    dir = await scratchDir(c, 'v1jobs');
+  });
+  after(async () => {
+    await c.remove(S, dir).catch(() => undefined);
+    await c.dispose();
+  });
+
+  void it('inline submit (env, #SBATCH overrides), wait with progress, job, metadata, list, accounting', async () => {
+    const id = await c.submitJob(S, {
+      name: 'v1-hello',
+      workingDirectory: dir,
+      script: '#!/bin/bash\n#SBATCH --time=00:02:00\necho "hello $GREETING"\n',
+      env: { GREETING: 'world' },
+      stdoutPath: `${dir}/hello.out`,
+    });
+    assert.match(id, /^\d+$/);
+    const seen: Progress[] = [];
+    const done = await c.waitForJob(S, id, { overallTimeoutMs: 120_000, onProgress: (p) => seen.push(p) });
+    assert.equal(done.stateClass, 'completed', done.state);
+    assert.ok(seen.length > 0);
+    assert.equal(dec(await c.downloadSmall(S, `${dir}/hello.out`)).trim(), 'hello world');
+    const j = await c.job(S, id);
+    assert.equal(j.id, id);
+    assert.equal(j.isFinal, true);
+    assert.equal((await c.jobMetadata(S, id)).script, undefined, 'v1 offers no script');
+    const acct = await c.accounting(S, { jobIds: [id] });
+    assert.deepEqual(acct.map((a) => a.id), [id]);
+    assert.equal(acct[0].exitCode, 0);
+    // sacct's empty answer is `{}` (Q7) and an empty page fails its task (Q8): both read as [].
+    assert.deepEqual(await c.accounting(S, { jobIds: [id], startTime: Math.floor(Date.now() / 1000) + 3600 }), []);
+  });
+
+  void it('submit by path, the queue listing with swapped time fields, cancel (200), final state', async () => {
+    await c.uploadSmall(S, dir, 'sleep.sh', enc('#!/bin/bash\n#SBATCH --time=00:05:00\nsleep 120\n'));
+    const id = await c.submitJob(S, { scriptPath: `${dir}/sleep.sh`, workingDirectory: dir });
+    let running;
+    for (let i = 0; i < 100 && !running; i++) {
+      running = (await c.jobs(S)).find((j) => j.id === id && j.stateClass === 'running');
+      if (!running) await new Promise((r) => setTimeout(r, 300));
+    }
+    assert.ok(running, 'the job runs');
+    assert.ok(running.elapsedSeconds !== undefined && running.elapsedSeconds >= 0, 'elapsed time from start_time');
+    assert.ok(running.startTime !== undefined && Math.abs(running.startTime - Date.now() / 1000) < 3600, 'start timestamp from time');
+    await c.cancelJob(S, id);
+    const end = await c.waitForJob(S, id, { overallTimeoutMs: 60_000 });
+    assert.equal(end.stateClass, 'cancelled', end.state);
+    await assert.rejects(c.submitJob(S, { scriptPath: `${dir}/sleep.sh`, workingDirectory: dir, partition: 'debug' }), NotSupportedError);
+  });
+
+  void it('an unknown job is NotFoundError; a failed task carries its error; abort cancels the poll', async () => {
+    await assert.rejects(c.job(S, '999999'), NotFoundError);
+    await assert.rejects(c.cancelJob(S, '999999'), FirecrestError);
+    await assert.rejects(c.submitJob(S, { scriptPath: `${dir}/missing.sh`, workingDirectory: dir }), NotFoundError);
+    const ac = new AbortController();
+    ac.abort();
+    await assert.rejects(c.jobs(S, { signal: ac.signal }), (e: unknown) => e instanceof CancelledError || (e instanceof Error && e.name === 'AbortError'));
+  });
+
+  void it('partitions, nodes and reservations come from compute tasks', async () => {
+    const parts = await c.partitions(S);
+    assert.ok(parts.length > 0 && parts.every((p) => p.name && p.state));
+    const nodes = await c.nodes(S);
+    assert.ok(nodes.length > 0 && nodes.every((n) => n.name && n.states.length > 0));
+    assert.ok(Array.isArray(await c.reservations(S)));
+  });
+
+  void it('the tasks list shows what was run', async () => {
+    const tasks = await x.tasks();
+    assert.ok(tasks.length > 0);
+    assert.ok(tasks.every((k) => /^[0-9a-f]{32}$/.test(k.id) && k.status >= 100));
+    assert.ok(tasks.some((k) => k.status === 200));
+  });
+
+  void it('internal transfer jobs: cp with a time limit, then rm after it (dependency)', async () => {
+    await c.uploadSmall(S, dir, 'data.txt', enc('payload'));
+    const cp = await x.internalTransfer(S, 'cp', { sourcePath: `${dir}/data.txt`, targetPath: `${dir}/data.cp`, jobName: 'v1-cp', time: '00:05:00' });
+    assert.match(cp.jobId, /^\d+$/);
+    assert.ok(cp.taskId);
+    await c.waitForTransferJob(cp, { overallTimeoutMs: 120_000 });
+    assert.equal(dec(await c.downloadSmall(S, `${dir}/data.cp`)), 'payload');
+    const rm = await x.internalTransfer(S, 'rm', { targetPath: `${dir}/data.cp`, stageOutJobId: cp.jobId });
+    await c.waitForTransferJob(rm, { overallTimeoutMs: 120_000 });
+    await assert.rejects(c.stat(S, `${dir}/data.cp`), NotFoundError);
+    await assert.rejects(x.internalTransfer(S, 'cp', { sourcePath: `${dir}/data.txt`, targetPath: `${dir}/y`, time: 'soon' }), InvalidInputError);
+  });
+
+  void it('reservations: client-side validation, then create, list with flags, update, delete', async () => {
+    const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19);
+    const start = Date.now() + 3600_000;
+    const r = { numberOfNodes: 1, starttime: iso(start), endtime: iso(start + 3600_000) };
+    await assert.rejects(x.reservationsCreate(S, 'Bad Name', 'proj', r), InvalidInputError);
+    await assert.rejects(x.reservationsCreate(S, 'v1res', 'proj', { ...r, endtime: r.starttime }), InvalidInputError);
+    const account = (await c.userInfo(S)).group.name;
+    const name = `v1res${Date.now() % 100000}`;
+    try {
+      await x.reservationsCreate(S, name, account, r);
+    } catch (e) {
+      // The scheduler may refuse (no permission, no such account): the error is typed, nothing more to test.
+      assert.ok(e instanceof FirecrestError, String(e));
+      return;
+    }
+    try {
+      const listed = (await x.reservationsManaged(S)).find((v) => v.name === name);
+      assert.ok(listed, 'listed');
+      assert.ok(Array.isArray(listed.flags));
+      await x.reservationsUpdate(S, name, { ...r, endtime: iso(start + 7200_000) });
+    } finally {
+      await x.reservationsDelete(S, name);
+    }
+    assert.ok(!(await x.reservationsManaged(S)).some((v) => v.name === name));
+  });
+});
