@@ -3,7 +3,7 @@
  * container with its views, the status bar item, and commands run from the palette.
  */
 import * as assert from 'node:assert/strict';
-import { openViewContainer, openWorkbench, runCommand, screenshot, statusBarItem, view } from './support/workbench';
+import { expandView, openViewContainer, openWorkbench, pickIfAsked, runCommand, screenshot, statusBarItem, view } from './support/workbench';
 
 const PROFILE = process.env.FIRECREST_UI_PROFILE ?? 'local';
 
@@ -61,6 +61,7 @@ describe('Add Connection, step by step', () => {
     await screenshot(page, 'shell-add-connection-done');
     // With two connections the Systems view shows one node per connection; its context menu removes it.
     await openViewContainer(page, 'FirecREST');
+    await expandView(page, 'Systems');
     const node = view(page, 'Systems').body.locator('.monaco-list-row').filter({ hasText: 'ui-added' }).first();
     await node.waitFor({ timeout: 15_000 });
     await node.click({ button: 'right' });
@@ -80,6 +81,8 @@ describe('Sign Out and Sign In from the palette', () => {
     const page = await openWorkbench();
     const item = statusBarItem(page);
     await runCommand(page, 'FirecREST: Sign Out');
+    // Asked only when several connections are signed in.
+    await pickIfAsked(page, PROFILE);
     await item.filter({ hasText: 'signed out' }).waitFor({ timeout: 15_000 });
     await openViewContainer(page, 'FirecREST');
     await screenshot(page, 'shell-signed-out');

@@ -85,6 +85,25 @@ export function view(page: Page, name: string): { header: Locator; body: Locator
   return { header: pane.locator('.pane-header'), body: pane.locator('.pane-body') };
 }
 
+/** Expands a side bar view whose header is collapsed (an earlier test may have collapsed it). */
+export async function expandView(page: Page, name: string): Promise<void> {
+  const header = view(page, name).header;
+  await header.waitFor();
+  if ((await header.getAttribute('aria-expanded')) === 'false') await header.click();
+}
+
+/** Picks the quick pick row containing `label` if a quick pick shows up within `timeoutMs`. */
+export async function pickIfAsked(page: Page, label: string, timeoutMs = 3000): Promise<boolean> {
+  const row = page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ hasText: label }).first();
+  try {
+    await row.waitFor({ timeout: timeoutMs });
+  } catch {
+    return false;
+  }
+  await row.click();
+  return true;
+}
+
 /** Tree rows of a view (their visible labels). */
 export async function treeRows(page: Page, viewName: string): Promise<string[]> {
   return view(page, viewName).body.locator('.monaco-list-row').allInnerTexts();
