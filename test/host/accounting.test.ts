@@ -208,4 +208,16 @@ describe('Job Accounting panel', function () {
     sub.dispose();
     assert.equal(queried, 0, 'no new query after being shown again');
   });
+
+  it('restores after a reload through the serializer, with its own (narrow) resource roots', async () => {
+    const ext = vscode.extensions.getExtension('firecrest-community.firecrest-vscode')!.extensionUri;
+    const old = panel;
+    // Saved with wider options than ours (say, by an older version): the host narrows them.
+    const restored = await vscode.commands.executeCommand<AccountingPanel>('firecrest.test.accountingRestore', { enableScripts: true, localResourceRoots: [ext] });
+    assert.notEqual(restored, old);
+    assert.deepEqual(restored.panel.webview.options.localResourceRoots?.map((u) => u.path).sort(), [`${ext.path}/dist`, `${ext.path}/media/webviews`]);
+    const drawn = await nextReceived(restored, (m): m is Extract<AccountingToHost, { type: 'rendered' }> => m.type === 'rendered');
+    assert.ok(restored.isReady && drawn.rows >= 2);
+    restored.dispose();
+  });
 });

@@ -73,7 +73,14 @@ export function registerAccounting(services: ExtensionServices): vscode.Disposab
   ];
   if (services.context.extensionMode !== vscode.ExtensionMode.Production) {
     // Host tests drive the real panel through this handle (same extension host: no serialisation).
-    disposables.push(vscode.commands.registerCommand('firecrest.test.accountingPanel', () => panels.current));
+    disposables.push(
+      vscode.commands.registerCommand('firecrest.test.accountingPanel', () => panels.current),
+      // What a window reload does: VS Code makes a panel with the options it saved, then asks us.
+      vscode.commands.registerCommand('firecrest.test.accountingRestore', async (options: vscode.WebviewPanelOptions & vscode.WebviewOptions) => {
+        await panels.deserializeWebviewPanel(vscode.window.createWebviewPanel(ACCOUNTING_VIEW_TYPE, ACCOUNTING_PANEL.title, vscode.ViewColumn.Active, options));
+        return panels.current;
+      }),
+    );
   }
   return vscode.Disposable.from(...disposables);
 }
