@@ -1,4 +1,7 @@
-/** Change Permissions, Change Owner and Create Symbolic Link on a remote file. */
+/**
+ * Change Permissions, Change Owner and Create Symbolic Link on a remote file. Other features may
+ * skip the prompts with a second argument: `{mode}` for chmod, `{linkPath}` for symlink.
+ */
 import * as vscode from 'vscode';
 import type { ConnectionService, Log } from '../../common/services';
 import { registerCommand } from '../register';
@@ -15,12 +18,22 @@ export function validateMode(mode: string): string | undefined {
 
 const NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*\$?$/;
 
+/** The second argument other features may pass (the Explorer passes the selection array there). */
+function option(arg: unknown, name: string): string | undefined {
+  if (!arg || typeof arg !== 'object' || Array.isArray(arg)) return undefined;
+  const v = (arg as Record<string, unknown>)[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
 export function registerAttributeCommands(connections: ConnectionService, log: Log, hooks: RemoteFilesHooks): vscode.Disposable {
   return vscode.Disposable.from(
-    registerCommand('firecrest.files.chmod', log, async (arg) => {
+    registerCommand('firecrest.files.chmod', log, async (arg, opts) => {
       const r = await resolveResource(connections, arg, vscode.l10n.t('File or folder whose permissions to change'));
       if (!r) return;
-      const mode = await vscode.window.showInputBox({
+      const given = option(opts, 'mode');
+      const invalid = given === undefined ? undefined : validateMode(given);
+      if (invalid) throw new Error(`${given}: ${invalid}`);
+      const mode = given ?? await vscode.window.showInputBox({
         title: vscode.l10n.t('Change Permissions of {0}', r.ref.basename || r.ref.path),
         placeHolder: '755, 0644, u+x, go-w',
         validateInput: validateMode,
@@ -46,10 +59,10 @@ export function registerAttributeCommands(connections: ConnectionService, log: L
       await r.client.chown(r.ref.system, r.ref.path, owner, group);
       hooks.refresh(r.uri);
     }),
-    registerCommand('firecrest.files.symlink', log, async (arg) => {
+    registerCommand('firecrest.files.symlink', log, async (arg, opts) => {
       const r = await resolveResource(connections, arg, vscode.l10n.t('File or folder the new link points to'));
       if (!r) return;
-      const value = await vscode.window.showInputBox({
+      const value = option(opts, 'linkPath') ?? await vscode.window.showInputBox({
         title: vscode.l10n.t('Create Symbolic Link to {0}', r.ref.path),
         prompt: vscode.l10n.t('Path of the new link (absolute, or relative to {0})', r.ref.dirname.path),
         value: `${r.ref.basename}.link`,
