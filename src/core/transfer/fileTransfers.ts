@@ -76,11 +76,15 @@ export class FileTransfers implements StagedTransfers {
   }
 
   private async staged(system: string, source: UploadSource, remotePath: string, o: StagedTransferOptions): Promise<TransferResult> {
-    // The hash is read in order next to the parallel parts; the file is in the page cache by then.
-    const hashing = source.sha256(o.signal);
-    hashing.catch(() => undefined);
-    await stagedUpload(this.deps, system, source, remotePath, o);
-    return this.verifyUpload(system, remotePath, { route: 'staged', bytes: source.size, sha256: await hashing }, o);
+    // Parts go out of order, so the hash is a separate in-order read. It runs while the transfer
+    // job works (idle time for us), not next to the parts, which then keep the CPU to themselves.
+    let hashing: Promise<string> | undefined;
+    await stagedUpload(this.deps, system, source, remotePath, o, () => {
+      hashing = source.sha256(o.signal);
+      hashing.catch(() => undefined);
+    });
+    const sha256 = await (hashing ?? source.sha256(o.signal));
+    return this.verifyUpload(system, remotePath, { route: 'staged', bytes: source.size, sha256 }, o);
   }
 
   private async verifyUpload(system: string, remotePath: string, r: Omit<TransferResult, 'verified'>, o: StagedTransferOptions): Promise<TransferResult> {

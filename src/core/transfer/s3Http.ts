@@ -76,6 +76,8 @@ export class S3Http {
         headers: { 'user-agent': this.opts.userAgent ?? 'firecrest-vscode', ...headers },
         body,
         signal,
+        // Fewer, larger chunks: a GiB download is hashed and written chunk by chunk.
+        highWaterMark: 1 << 20,
       });
       this.opts.logger.debug(`S3 ${method} ${safeUrl(url)} ${res.statusCode} ${Math.round(performance.now() - started)}ms (${what})`);
       return res;

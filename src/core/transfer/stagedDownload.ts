@@ -76,7 +76,7 @@ export async function stagedDownload(deps: TransferDeps, system: string, remoteP
           done(null, chunk);
         },
       });
-      await pipeline(res.body, counter, createWriteStream(temp, written > 0 ? { flags: 'r+', start: written } : { flags: 'w' }));
+      await pipeline(res.body, counter, createWriteStream(temp, written > 0 ? { flags: 'r+', start: written, highWaterMark: 4 << 20 } : { flags: 'w', highWaterMark: 4 << 20 }));
       if (total !== undefined && written !== total) throw new S3Error(`download: the stream ended at byte ${written} of ${total}`, true);
       return { bytes: written, sha256: hash.digest('hex') };
     } catch (e) {

@@ -34,8 +34,11 @@ function checkResumable(s: StagedUploadState, system: string, remotePath: string
   if (why) throw new InvalidInputError(`The staged upload cannot be resumed: ${why}; start it again`);
 }
 
-/** Uploads `source` to `remotePath` through the staging area. Resolves once the transfer job succeeded. */
-export async function stagedUpload(deps: TransferDeps, system: string, source: UploadSource, remotePath: string, o: StagedTransferOptions): Promise<void> {
+/**
+ * Uploads `source` to `remotePath` through the staging area. Resolves once the transfer job
+ * succeeded. `partsSent` runs once every part is accepted (the caller hashes then, while the job runs).
+ */
+export async function stagedUpload(deps: TransferDeps, system: string, source: UploadSource, remotePath: string, o: StagedTransferOptions, partsSent: () => void = () => undefined): Promise<void> {
   const { api, s3, logger } = deps;
   const signal = o.signal;
   let state: StagedUploadState;
@@ -135,6 +138,7 @@ export async function stagedUpload(deps: TransferDeps, system: string, source: U
       state.completed = true;
       publish();
     }
+    partsSent();
     meter.setPhase('waiting', `Waiting for transfer job ${job.jobId} to move the file into place`);
     await api.waitForTransferJob(job, { signal, onProgress: (p) => o.onProgress?.({ ...p, phase: 'waiting', bytesDone: source.size, bytesTotal: source.size }) });
   } catch (e) {
