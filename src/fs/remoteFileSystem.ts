@@ -70,11 +70,6 @@ export class RemoteFileSystem {
     });
   }
 
-  /** The cached entry of `uri` in its parent's listing, when at most `maxAgeMs` old. */
-  peekEntry(uri: FirecrestUri, maxAgeMs = this.ttlMs): RemoteEntry | undefined {
-    return this.listings.peek(key(uri.dirname), maxAgeMs)?.entries.get(uri.basename);
-  }
-
   async stat(uri: FirecrestUri): Promise<RemoteEntry> {
     if (uri.path === '/') return { name: '/', type: EntryType.Directory, size: 0, mtime: 0, permissions: '' };
     // Fast path, plain string work and no new objects: VS Code stats every child of a folder it

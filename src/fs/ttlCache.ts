@@ -19,12 +19,6 @@ export class TtlCache<V> {
     return hit && this.now() - hit.at <= maxAgeMs ? hit.value : undefined;
   }
 
-  /** Age in ms of the cached value, if any. */
-  age(key: string): number | undefined {
-    const hit = this.settled.get(key);
-    return hit ? this.now() - hit.at : undefined;
-  }
-
   get(key: string, maxAgeMs: number, fetch: () => Promise<V>): Promise<V> {
     const fresh = this.peek(key, maxAgeMs);
     if (fresh !== undefined) return Promise.resolve(fresh);
@@ -44,20 +38,10 @@ export class TtlCache<V> {
     return p;
   }
 
-  set(key: string, value: V): void {
-    this.inflight.delete(key);
-    this.store(key, value);
-  }
-
   /** Drops the keys the predicate selects, cached or in flight. */
   invalidate(select: (key: string) => boolean): void {
     for (const k of [...this.settled.keys()]) if (select(k)) this.settled.delete(k);
     for (const k of [...this.inflight.keys()]) if (select(k)) this.inflight.delete(k);
-  }
-
-  clear(): void {
-    this.settled.clear();
-    this.inflight.clear();
   }
 
   private store(key: string, value: V): void {
