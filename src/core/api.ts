@@ -211,6 +211,12 @@ export interface V1Extras {
   reservationsDelete(system: string, name: string, opts?: CallOptions): Promise<void>;
   /** Submits the transfer job (waits for its task, not for the job). */
   internalTransfer(system: string, kind: V1InternalTransferKind, o: V1InternalTransferOptions, opts?: CallOptions): Promise<TransferJob>;
+  /** Staged upload of a local file through object storage (xfer-external); resolves with the task id once placed. */
+  externalUpload(system: string, localPath: string, remotePath: string, opts?: TransferOptions): Promise<string>;
+  /** Stages `remotePath` for download; resolves with the presigned URL and the task id (for `invalidateDownload`). */
+  externalDownload(system: string, remotePath: string, opts?: TransferOptions): Promise<{ url: string; taskId: string }>;
+  /** Deletes a staged download's object. */
+  invalidateDownload(taskId: string, opts?: CallOptions): Promise<void>;
 }
 
 /** True when `api` carries the v1-only operations. */

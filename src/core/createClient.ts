@@ -14,6 +14,7 @@ import { detectApiVersion } from './probe';
 import { FileTransfers } from './transfer/fileTransfers';
 import { S3Http } from './transfer/s3Http';
 import { V2Staging } from './transfer/v2Staging';
+import { V1Staging } from './v1/staging';
 import { V1Api } from './v1/v1Api';
 import { V2Api } from './v2/v2Api';
 
@@ -37,7 +38,7 @@ function asClient(api: FirecrestApi, profile: ConnectionProfile, transport: Tran
   const logger = options.logger ?? silentLogger;
   // Staging-area traffic has its own pools: other hosts, parallel parts, no FirecREST token.
   const s3 = new S3Http({ logger, caFile: profile.caFile, insecureSkipTlsVerify: profile.insecureSkipTlsVerify, userAgent: options.userAgent });
-  const staging = api.apiVersion === 'v2' ? new V2Staging(http) : undefined;
+  const staging = api.apiVersion === 'v2' ? new V2Staging(http) : new V1Staging(http);
   Object.defineProperties(client, {
     profile: { value: profile, enumerable: true },
     transfers: { value: new FileTransfers({ api: client, staging, s3, logger }) },

@@ -1,7 +1,7 @@
 /** `FirecrestApi` over API v1 (§2, §4.2), plus the v1-only operations of `V1Extras`. */
 import type {
   AccountingQuery, CallOptions, Capabilities, CompressOptions, FirecrestApi, HeadTailOptions, JobListOptions, ListOptions,
-  MoveCopyOptions, V1Extras, V1InternalTransferKind, V1InternalTransferOptions, V1ReservationRequest, V1TaskInfo, WaitOptions,
+  MoveCopyOptions, TransferOptions, V1Extras, V1InternalTransferKind, V1InternalTransferOptions, V1ReservationRequest, V1TaskInfo, WaitOptions,
 } from '../api';
 import { NotFoundError, NotSupportedError, ServerError, TimeoutError } from '../errors';
 import type { ApiHttp } from '../http/apiHttp';
@@ -9,6 +9,7 @@ import { sleep } from '../http/sleep';
 import type { Checksum, ComputeNode, FileContent, FileEntry, FileStat, Job, JobMetadata, JobSubmission, Partition, Reservation, System, TransferJob, UserInfo } from '../model';
 import { ComputeRoutes } from './compute';
 import { ReservationRoutes } from './reservations';
+import { V1Staging } from './staging';
 import { StatusRoutes } from './status';
 import { StorageRoutes } from './storage';
 import { Tasks } from './tasks';
@@ -38,6 +39,7 @@ export class V1Api implements FirecrestApi, V1Extras {
   private readonly storage: StorageRoutes;
   private readonly rsv: ReservationRoutes;
   private readonly taskRoutes: Tasks;
+  private readonly external: V1Staging;
 
   constructor(http: ApiHttp) {
     const v1 = new V1Http(http);
@@ -47,6 +49,7 @@ export class V1Api implements FirecrestApi, V1Extras {
     this.compute = new ComputeRoutes(v1, this.taskRoutes);
     this.storage = new StorageRoutes(v1, this.taskRoutes);
     this.rsv = new ReservationRoutes(v1);
+    this.external = new V1Staging(http);
   }
 
   serverVersion(o?: CallOptions): Promise<string | undefined> { return this.status.version(o); }
@@ -159,6 +162,8 @@ export class V1Api implements FirecrestApi, V1Extras {
 
   /** The job must end COMPLETED and its error file be empty (§4.2). */
   async waitForTransferJob(t: TransferJob, o: WaitOptions = {}): Promise<void> {
+    // A staged download's ticket: its task already reached 117, there is no scheduler job.
+    if (t.jobId === '' && t.taskId) return;
     const job = await this.waitForJob(t.system, t.jobId, o);
     if (job.stateClass !== 'completed') throw new ServerError(`Transfer job ${t.jobId} ended ${job.state}`);
     if (!t.errorLog) return;
@@ -173,4 +178,10 @@ export class V1Api implements FirecrestApi, V1Extras {
   reservationsUpdate(system: string, name: string, r: V1ReservationRequest, o?: CallOptions): Promise<void> { return this.rsv.update(system, name, r, o); }
   reservationsDelete(system: string, name: string, o?: CallOptions): Promise<void> { return this.rsv.remove(system, name, o); }
   internalTransfer(system: string, kind: V1InternalTransferKind, t: V1InternalTransferOptions, o?: CallOptions): Promise<TransferJob> { return this.storage.internal(system, kind, t, o); }
+  externalUpload(system: string, localPath: string, remotePath: string, o?: TransferOptions): Promise<string> { return this.external.upload(system, localPath, remotePath, o); }
+  async externalDownload(system: string, remotePath: string, o: TransferOptions = {}): Promise<{ url: string; taskId: string }> {
+    const t = await this.external.startDownload(system, remotePath, o);
+    return { url: t.downloadUrl, taskId: t.transferJob.taskId ?? '' };
+  }
+  invalidateDownload(taskId: string, o?: CallOptions): Promise<void> { return this.external.invalidate(taskId, o); }
 }
