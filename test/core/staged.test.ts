@@ -49,7 +49,7 @@ before(async () => {
 after(async () => {
   if (t.gateway) {
     await gateway.clearFaults();
-    await gateway.settings({ maxPartSize: 2147483648, stagingTtlSeconds: 604800 });
+    await gateway.settings({ maxPartSize: 2147483648, stagingTtlSeconds: 604800, commandTimeoutSeconds: 5 });
   }
   await c.remove(S, dir).catch(() => undefined);
   await c.dispose();
