@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createClient, InvalidInputError, NotFoundError, NotSupportedError, PermissionDeniedError, TooLargeError, type FirecrestClient } from '../../src/core/index';
 import { gatewayOnly } from '../support/target';
-import { client, clientOptions, dec, enc, scratchDir, t } from './support';
+import { client, clientOptions, dec, enc, gateway, scratchDir, t } from './support';
 
 const v1 = { apiVersion: 'v1' as const };
 
@@ -110,6 +110,39 @@ void describe('v1 utilities', { skip: t.apiVersion !== 'v1' ? 'runs with --api v
       await assert.rejects(bad.list(S, dir), (e: unknown) => e instanceof Error && e.name === 'UnauthorizedError');
     } finally {
       await bad.dispose();
+    }
+  });
+
+  void it('X-Timeout on compress falls back to the xfer-internal job (§4.2)', { skip: gatewayOnly() }, async () => {
+    // 80 MB of random bytes take gzip well over the 1 s command limit set below.
+    const id = await c.submitJob(S, { workingDirectory: dir, script: `#!/bin/bash\nmkdir -p ${dir}/slow && head -c 80000000 /dev/urandom > ${dir}/slow/r.bin\n` });
+    assert.equal((await c.waitForJob(S, id, { overallTimeoutMs: 120_000 })).stateClass, 'completed');
+    const before = await gateway.getSettings();
+    await gateway.settings({ commandTimeoutSeconds: 1 });
+    try {
+      const job = await c.compress(S, `${dir}/slow`, `${dir}/slow.tar.gz`, { overallTimeoutMs: 240_000 });
+      assert.ok(job?.jobId, 'went through a transfer job');
+      assert.ok(job.taskId);
+    } finally {
+      await gateway.settings({ commandTimeoutSeconds: before.commandTimeoutSeconds });
+    }
+    assert.ok((await c.stat(S, `${dir}/slow.tar.gz`)).size > 70_000_000);
+    await c.remove(S, `${dir}/slow`);
+    await c.remove(S, `${dir}/slow.tar.gz`);
+  });
+
+  void it("another user's private file is PermissionDeniedError", { skip: gatewayOnly() }, async () => {
+    const bob = t.gateway?.clients?.find((k) => k.user !== (t.gateway?.user ?? ''));
+    assert.ok(bob, 'the gateway lists a second user');
+    const b = await createClient(clientOptions({ clientSecret: bob.clientSecret }, { ...v1, clientId: bob.clientId }));
+    try {
+      await c.uploadSmall(S, dir, 'private.txt', enc('mine'));
+      await c.chmod(S, dir, '700');
+      await assert.rejects(b.downloadSmall(S, `${dir}/private.txt`), PermissionDeniedError);
+      await assert.rejects(b.list(S, dir), PermissionDeniedError);
+    } finally {
+      await c.chmod(S, dir, '755');
+      await b.dispose();
     }
   });
 });
