@@ -32,6 +32,16 @@ void describe('v1 utilities', { skip: t.apiVersion !== 'v1' ? 'runs with --api v
     await assert.rejects(c.attachToJob(S, '1', 'true'), NotSupportedError);
   });
 
+  void it('an auto profile detects v1 and gets the v1 adapter', async () => {
+    const a = await client({}, { apiVersion: 'auto' });
+    try {
+      assert.equal(a.apiVersion, 'v1');
+      assert.ok((await a.list(S, dir)).every((e) => typeof e.name === 'string'));
+    } finally {
+      await a.dispose();
+    }
+  });
+
   void it('systems carry health, file systems and the capped direct-transfer limit', async () => {
     const sys = (await c.systems()).find((s) => s.name === S);
     assert.ok(sys);
@@ -65,8 +75,10 @@ void describe('v1 utilities', { skip: t.apiVersion !== 'v1' ? 'runs with --api v
     assert.equal(all.find((e) => e.name === '.hidden')?.size, 1);
     await c.symlink(S, `${dir}/a/.hidden`, `${dir}/link`);
     assert.equal((await c.list(S, dir)).find((e) => e.name === 'link')?.linkTarget, `${dir}/a/.hidden`);
-    await c.chmod(S, `${dir}/a/.hidden`, '600');
+    assert.equal((await c.chmod(S, `${dir}/a/.hidden`, '600'))?.permissions, 'rw-------');
     assert.equal((await c.list(S, `${dir}/a`, { showHidden: true })).find((e) => e.name === '.hidden')?.permissions, 'rw-------');
+    const me = await c.userInfo(S);
+    assert.equal((await c.chown(S, `${dir}/a/.hidden`, me.user.name, me.group.name))?.owner, me.user.name);
     assert.equal(await c.move(S, `${dir}/a/.hidden`, `${dir}/moved`), undefined);
     assert.equal(await c.copy(S, `${dir}/moved`, `${dir}/copied`), undefined);
     assert.equal(dec(await c.downloadSmall(S, `${dir}/copied`)), 'h');

@@ -75,9 +75,23 @@ export class V1Api implements FirecrestApi, V1Extras {
   }
   checksum(system: string, path: string, o?: CallOptions): Promise<Checksum> { return this.util.checksum(system, path, o); }
   fileType(system: string, path: string, o?: CallOptions): Promise<string> { return this.util.fileType(system, path, o); }
-  /** v1 answers with chmod's text, not an entry: undefined. */
-  async chmod(system: string, path: string, mode: string, o?: CallOptions): Promise<FileEntry | undefined> { await this.util.chmod(system, path, mode, o); return undefined; }
-  async chown(system: string, path: string, owner: string, group: string, o?: CallOptions): Promise<FileEntry | undefined> { await this.util.chown(system, path, owner, group, o); return undefined; }
+  /** v1 answers chmod/chown with the tool's text: the entry is listed afterwards, as v2 returns it. */
+  async chmod(system: string, path: string, mode: string, o?: CallOptions): Promise<FileEntry | undefined> {
+    await this.util.chmod(system, path, mode, o);
+    return this.entry(system, path, o);
+  }
+  async chown(system: string, path: string, owner: string, group: string, o?: CallOptions): Promise<FileEntry | undefined> {
+    await this.util.chown(system, path, owner, group, o);
+    return this.entry(system, path, o);
+  }
+  /** The entry of `path` from its parent's listing (listing `path` itself would list a directory's contents). */
+  private async entry(system: string, path: string, o?: CallOptions): Promise<FileEntry | undefined> {
+    const slash = path.replace(/\/+$/, '').lastIndexOf('/');
+    const parent = slash <= 0 ? '/' : path.slice(0, slash);
+    const name = path.replace(/\/+$/, '').slice(slash + 1);
+    const all = await this.util.list(system, parent, { showHidden: true, signal: o?.signal });
+    return all.find((e) => e.name === name);
+  }
   mkdir(system: string, path: string, o?: CallOptions & { parents?: boolean }): Promise<void> { return this.util.mkdir(system, path, o); }
   symlink(system: string, target: string, linkPath: string, o?: CallOptions): Promise<void> { return this.util.symlink(system, target, linkPath, o); }
   downloadSmall(system: string, path: string, o?: CallOptions): Promise<Uint8Array> { return this.util.download(system, path, o); }
