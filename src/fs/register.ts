@@ -8,6 +8,7 @@ import { NotFoundError } from '../core/errors';
 import { FIRECREST_SCHEME } from '../core/uri';
 import type { ExtensionServices } from '../common/services';
 import { FirecrestFileSystemProvider } from './provider';
+import type { LargeFileTransfers } from './remoteFileSystem';
 
 /** pyfirecrest's direct-transfer limit, used when a system does not report its own. */
 const DEFAULT_DIRECT_LIMIT = 1024 * 1024;
@@ -19,7 +20,8 @@ export interface RemoteFileSystemHandle extends vscode.Disposable {
   refresh(uri: vscode.Uri, created?: boolean): void;
 }
 
-export function registerFileSystem(services: ExtensionServices): RemoteFileSystemHandle {
+/** `largeFiles`: staged transfers for files above the direct limit (refused with a clear error without it). */
+export function registerFileSystem(services: ExtensionServices, largeFiles?: LargeFileTransfers): RemoteFileSystemHandle {
   const { connections } = services;
   const log = services.log.withTag('fs');
   const provider = new FirecrestFileSystemProvider(
@@ -30,6 +32,7 @@ export function registerFileSystem(services: ExtensionServices): RemoteFileSyste
         if (!found) throw new NotFoundError(`No system named ${system}`);
         return found.maxDirectTransferSize > 0 ? found.maxDirectTransferSize : DEFAULT_DIRECT_LIMIT;
       },
+      largeFiles,
       poller: { active: vscode.window.state.focused },
     },
     log,

@@ -23,6 +23,12 @@ export interface RemoteFileSystemOptions {
   clientFor(profile: string | undefined): Promise<FirecrestApi>;
   /** `System.maxDirectTransferSize` of a system. */
   directLimit(profile: string | undefined, system: string): Promise<number>;
+  /**
+   * Files above the direct-transfer limit (staged transfers). Without it they are refused with
+   * the clear "too large" error; with it, reads go through `read` and saves upload the temporary
+   * file through `upload` (the move over the target stays the provider's).
+   */
+  largeFiles?: LargeFileTransfers;
   /** Every listing actually fetched (for the log). */
   onListed?: (dir: FirecrestUri, entries: number, ms: number) => void;
   /** Where our own writes are announced (the provider batches them into onDidChangeFile). */
@@ -32,6 +38,12 @@ export interface RemoteFileSystemOptions {
   /** A folder's own stat may come from an older parent listing (types rarely change; default 60 s). */
   folderStatMaxAgeMs?: number;
   now?: () => number;
+}
+
+export interface LargeFileTransfers {
+  read(uri: FirecrestUri, size: number): Promise<Uint8Array>;
+  /** Creates `file` (a new temporary file) with `data`. */
+  upload(file: FirecrestUri, data: Uint8Array): Promise<void>;
 }
 
 export class RemoteFileSystem {
@@ -118,13 +130,18 @@ export class RemoteFileSystem {
     // caller that did not (workspace.fs.readFile) pays one listing to learn the size first.
     const entry = await this.statForRead(uri);
     if (entry.type & EntryType.Directory) throw new FsError('FileIsADirectory', `${uri.path} is a directory`);
-    if (entry.size > limit) throw tooLargeForDirectTransfer(uri.path, entry.size, limit);
+    const large = this.opts.largeFiles;
+    if (entry.size > limit) {
+      if (large) return large.read(uri, entry.size);
+      throw tooLargeForDirectTransfer(uri.path, entry.size, limit);
+    }
     const api = await this.api(uri);
     try {
       return await api.downloadSmall(uri.system, uri.path);
     } catch (e) {
-      if (e instanceof TooLargeError) throw tooLargeForDirectTransfer(uri.path, undefined, limit);
-      throw e;
+      if (!(e instanceof TooLargeError)) throw e;
+      if (large) return large.read(uri, entry.size);
+      throw tooLargeForDirectTransfer(uri.path, undefined, limit);
     }
   }
 
@@ -148,19 +165,21 @@ export class RemoteFileSystem {
     if (!entry && !flags.create) throw new FsError('FileNotFound', `${uri.path}: no such file or directory`);
     if (entry && !flags.overwrite) throw new FsError('FileExists', `${uri.path} already exists`);
     const limit = await this.directLimit(uri);
-    if (data.byteLength > limit) throw tooLargeForDirectTransfer(uri.path, data.byteLength, limit);
-
+    const large = this.opts.largeFiles;
+    if (data.byteLength > limit && !large) throw tooLargeForDirectTransfer(uri.path, data.byteLength, limit);
     const api = await this.api(uri);
+    const upload = (file: FirecrestUri, bytes: Uint8Array) =>
+      large && bytes.byteLength > limit ? large.upload(file, bytes) : api.uploadSmall(file.system, file.dirname.path, file.basename, bytes);
     // Saving through a link writes the link's target, as an editor on a local disk would.
     const linkTarget = entry && entry.type & EntryType.SymbolicLink ? entry.linkTarget : undefined;
     const target = linkTarget ? resolveLink(dir, linkTarget) : uri;
     try {
       if (!entry && data.byteLength === 0) {
         // Nothing can be half-written: one request creates the empty file.
-        await api.uploadSmall(uri.system, dir.path, uri.basename, data);
+        await upload(uri, data);
       } else {
         // A link's own mode (rwxrwxrwx) says nothing about its target's: keep the target's as it is.
-        await replaceAtomically(api, target, data, linkTarget ? undefined : entry?.permissions, (dir) => this.invalidate(dir));
+        await replaceAtomically(api, upload, target, data, linkTarget ? undefined : entry?.permissions, (d) => this.invalidate(d));
       }
     } finally {
       this.invalidate(dir);
