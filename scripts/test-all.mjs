@@ -10,6 +10,7 @@ const steps = [
   ['unit', 'npm', ['run', '-s', 'test:unit']],
   ['gateway', 'npm', ['run', '-s', 'test:gateway']],
   ['core', 'npm', ['run', '-s', 'test:core']],
+  ['reliability', 'npm', ['run', '-s', 'test:reliability']],
   ['host', 'npm', ['run', '-s', 'test:host']],
   ['ui', 'npm', ['run', '-s', 'test:ui']],
 ].filter(([name]) => !(process.env.SKIP_STEPS ?? '').split(',').includes(name));
