@@ -106,6 +106,7 @@ void describe('v1 utilities', { skip: t.apiVersion !== 'v1' ? 'runs with --api v
     await assert.rejects(c.list(S, `${dir}/nope`), NotFoundError);
     await assert.rejects(c.downloadSmall(S, `${dir}/nope`), NotFoundError);
     await assert.rejects(c.chmod(S, dir, 'bogus'), InvalidInputError);
+    await assert.rejects(c.head(S, `${dir}/nope`, { bytes: 1, lines: 1 }), InvalidInputError);
     await assert.rejects(c.mkdir(S, dir), InvalidInputError);
     await assert.rejects(c.list(S, '/root'), PermissionDeniedError);
     await assert.rejects(c.list('no-such-system', dir), (e: unknown) => e instanceof NotFoundError && e.message.includes('no-such-system'));

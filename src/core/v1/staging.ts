@@ -7,11 +7,12 @@
  * own entry point (`upload`), reached through `V1Extras.externalUpload`.
  */
 import { openAsBlob } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, posix } from 'node:path';
 import { FormData, fetch } from 'undici';
 import type { CallOptions, TransferOptions } from '../api';
 import { CancelledError, MalformedResponseError, NotSupportedError, ServerError } from '../errors';
 import type { ApiHttp } from '../http/apiHttp';
+import type { UploadSource } from '../transfer/uploadSource';
 import type { StagedDownloadTicket, StagedUploadTicket, StagingRoutes } from '../transfer/v2Staging';
 import { Tasks } from './tasks';
 import { V1Http } from './v1Http';
@@ -58,31 +59,48 @@ export class V1Staging implements StagingRoutes {
     await this.v1.send('POST', '/storage/xfer-external/invalidate', { headers: { 'x-task-id': taskId }, expect: [201], call: o });
   }
 
-  /** Uploads a local file to `remotePath` (a directory or a file path); resolves when the server placed it (114). */
-  async upload(system: string, localPath: string, remotePath: string, o: TransferOptions = {}): Promise<string> {
+  /** Uploads a local file to `remotePath` (a directory or a file path); resolves with the task id once placed (114). */
+  upload(system: string, localPath: string, remotePath: string, o: TransferOptions = {}): Promise<string> {
+    return this.send(system, basename(localPath), () => openAsBlob(localPath), remotePath, o);
+  }
+
+  /**
+   * The staged-upload entry point for `core/transfer` (an `UploadSource` to the full target file
+   * path), for when the seam learns a one-shot upload next to its multipart one.
+   */
+  uploadSource(system: string, source: UploadSource, remotePath: string, o: TransferOptions = {}): Promise<string> {
+    const blob = async (): Promise<Blob> => {
+      if (source.identity.path) return openAsBlob(source.identity.path);
+      const chunks: Uint8Array[] = [];
+      for await (const c of source.range(0, source.size)) chunks.push(c);
+      return new Blob(chunks);
+    };
+    return this.send(system, posix.basename(remotePath), blob, remotePath, o);
+  }
+
+  private async send(system: string, name: string, blob: () => Promise<Blob>, remotePath: string, o: TransferOptions): Promise<string> {
     const route = '/storage/xfer-external/upload';
-    const res = await this.v1.send('POST', route, { machine: system, fields: { sourcePath: basename(localPath), targetPath: remotePath }, expect: [201], call: { signal: o.signal } });
+    const res = await this.v1.send('POST', route, { machine: system, fields: { sourcePath: name, targetPath: remotePath }, expect: [201], call: { signal: o.signal } });
     const taskId = Tasks.created(res, `POST ${route}`);
     const ready = await this.tasks.wait(taskId, { signal: o.signal, onProgress: o.onProgress, until: (s) => s >= 111 });
     const p = rec(rec(rec(ready.data).msg).parameters);
-    if (ready.status === 111) await this.post(p, localPath, taskId, o);
+    if (ready.status === 111) await this.post(p, name, await blob(), taskId, o);
     await this.tasks.wait(taskId, { signal: o.signal, onProgress: o.onProgress, until: (s) => s === 114 || s === 200, overallTimeoutMs: 24 * 3600_000 });
     return taskId;
   }
 
   /** The presigned form of `parameters`: fields first, then the file part `file` (s3v4, swift) or a raw PUT (s3v2). */
-  private async post(p: Record<string, unknown>, localPath: string, taskId: string, o: TransferOptions): Promise<void> {
+  private async post(p: Record<string, unknown>, name: string, blob: Blob, taskId: string, o: TransferOptions): Promise<void> {
     if (typeof p.url !== 'string') throw new MalformedResponseError(`Task ${taskId} at 111 has no upload URL in data.msg.parameters`, { route: 'GET /tasks/{id}' });
     const url = new URL(p.url);
     for (const [k, v] of Object.entries(rec(p.params))) url.searchParams.set(k, scalar(v));
-    const blob = await openAsBlob(localPath);
     o.onProgress?.({ phase: 'uploading', bytesDone: 0, bytesTotal: blob.size });
     const method = (typeof p.method === 'string' ? p.method : 'POST').toUpperCase();
     let body: FormData | Blob = blob;
     if (method === 'POST') {
       const form = new FormData();
       for (const [k, v] of Object.entries(rec(p.data))) form.append(k, scalar(v));
-      form.append('file', blob, basename(localPath));
+      form.append('file', blob, name);
       body = form;
     }
     let answer;

@@ -51,12 +51,12 @@ export class UtilitiesRoutes {
   }
 
   async head(machine: string, path: string, o: HeadTailOptions = {}): Promise<FileContent> {
-    const q = { targetPath: path, bytes: o.bytes, lines: o.bytes === undefined ? o.lines : undefined, skip_ending: flag(o.skip) };
+    const q = { targetPath: path, bytes: o.bytes, lines: o.lines, skip_ending: flag(o.skip) };
     return content(await this.text('head', machine, q, o), o);
   }
 
   async tail(machine: string, path: string, o: HeadTailOptions = {}): Promise<FileContent> {
-    const q = { targetPath: path, bytes: o.bytes, lines: o.bytes === undefined ? o.lines : undefined, skip_beginning: flag(o.skip) };
+    const q = { targetPath: path, bytes: o.bytes, lines: o.lines, skip_beginning: flag(o.skip) };
     return content(await this.text('tail', machine, q, o), o);
   }
 
