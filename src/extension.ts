@@ -16,9 +16,12 @@ import { ConnectionContextKeys } from './common/contextKeys';
 import { OutputLog } from './common/log';
 import type { ExtensionServices } from './common/services';
 import { ConnectionStatusBar } from './common/statusBar';
+import { TransferEvents } from './common/transferEvents';
+import { UploadResumeStore } from './common/uploadResumeStore';
 import { JobsView } from './views/jobs/jobsView';
 import { SystemsView } from './views/systems/systemsView';
 import { registerFileSystem } from './fs/register';
+import { stagedLargeFiles } from './fs/stagedLargeFiles';
 import { registerSbatch } from './sbatch/register';
 import { registerAccounting } from './webviews/accounting/register';
 
@@ -45,9 +48,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   const systemsView = new SystemsView(services);
   const jobsView = new JobsView(services);
   context.subscriptions.push(systemsView, jobsView, registerSystemsCommands(services, systemsView), registerJobCommands(services, jobsView));
+  // Large transfers (editor saves, upload/download commands) are published for a Transfers list.
+  const transferEvents = new TransferEvents();
+  context.subscriptions.push(transferEvents);
   // Remote files: the provider's refresh goes to the file commands (they may not import src/fs).
-  const remoteFiles = registerFileSystem(services);
-  context.subscriptions.push(remoteFiles, registerFileCommands(services, remoteFiles));
+  const remoteFiles = registerFileSystem(services, stagedLargeFiles(connections, transferEvents));
+  context.subscriptions.push(remoteFiles, registerFileCommands(services, remoteFiles, { events: transferEvents, resume: new UploadResumeStore(context.globalState) }));
   context.subscriptions.push(registerSbatch(services));
   context.subscriptions.push(registerAccounting(services));
 

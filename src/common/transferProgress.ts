@@ -25,7 +25,7 @@ function describe(p: Progress): string {
 /** What a transfer task receives: the signal to honour and where to report progress. */
 export interface TransferTaskContext {
   signal: AbortSignal;
-  onProgress(p: Progress): void;
+  onProgress: (p: Progress) => void;
 }
 
 export async function withTransferProgress<T>(

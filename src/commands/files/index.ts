@@ -1,6 +1,8 @@
 /** The remote-file commands (Explorer context menu and palette) and Open Remote Folder. */
 import * as vscode from 'vscode';
 import type { ExtensionServices } from '../../common/services';
+import type { TransferEvents } from '../../common/transferEvents';
+import type { UploadResumeStore } from '../../common/uploadResumeStore';
 import { registerArchiveCommands } from './archive';
 import { registerAttributeCommands } from './attributes';
 import { registerInfoCommands } from './info';
@@ -10,7 +12,8 @@ import { registerTransferCommands } from './transfer';
 
 export type { RemoteFilesHooks } from './resource';
 
-export function registerFileCommands(services: ExtensionServices, hooks: RemoteFilesHooks): vscode.Disposable {
+/** `transfers`: where large transfers are published and interrupted uploads are remembered. */
+export function registerFileCommands(services: ExtensionServices, hooks: RemoteFilesHooks, transfers: { events?: TransferEvents; resume?: UploadResumeStore } = {}): vscode.Disposable {
   const { connections } = services;
   const log = services.log.withTag('files');
   return vscode.Disposable.from(
@@ -18,6 +21,6 @@ export function registerFileCommands(services: ExtensionServices, hooks: RemoteF
     registerAttributeCommands(connections, log, hooks),
     registerInfoCommands(connections, log),
     registerArchiveCommands(connections, log, hooks),
-    registerTransferCommands(connections, log),
+    registerTransferCommands({ connections, log, hooks, ...transfers }),
   );
 }

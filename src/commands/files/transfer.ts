@@ -1,45 +1,118 @@
 /**
- * Download to Local… and Upload from Local… through the direct routes. Both go through
- * `workspace.fs`, so the provider's size limit, atomic write and change events apply as in an
- * editor save.
+ * Download to Local… and Upload from Local…, for files and folders of any size: each file goes
+ * through `client.transfers` (direct up to the system's limit, staged above it, SHA-256 verified)
+ * under its own cancellable progress notification, published on TransferEvents. An interrupted
+ * staged upload is remembered in global state and resumed by the next upload of the same file.
  */
+import { mkdir, readdir, stat } from 'node:fs/promises';
 import * as os from 'node:os';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
+import type { FirecrestClient } from '../../core/client';
+import { isCancellation } from '../../core/errors';
+import type { TransferResult } from '../../core/transfer/stagedTransfers';
 import { FirecrestUri } from '../../core/uri';
 import type { ConnectionService, Log } from '../../common/services';
+import type { TransferEvents } from '../../common/transferEvents';
+import { withTransferProgress } from '../../common/transferProgress';
+import type { UploadResumeStore } from '../../common/uploadResumeStore';
 import { registerCommand } from '../register';
-import { resolveResource, toVscodeUri, withProgress } from './resource';
+import { resolveResource, toVscodeUri, type RemoteFilesHooks } from './resource';
+
+export interface TransferCommandDeps {
+  connections: ConnectionService;
+  log: Log;
+  hooks: RemoteFilesHooks;
+  events?: TransferEvents;
+  resume?: UploadResumeStore;
+}
 
 function size(n: number): string {
   return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-async function exists(uri: vscode.Uri): Promise<boolean> {
+/** Local files under `root` (recursively), with their path relative to it. */
+async function localTree(root: string, rel = ''): Promise<{ path: string; rel: string }[]> {
+  const out: { path: string; rel: string }[] = [];
+  for (const e of await readdir(join(root, rel), { withFileTypes: true })) {
+    const r = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...(await localTree(root, r)));
+    else if (e.isFile()) out.push({ path: join(root, r), rel: r });
+  }
+  return out;
+}
+
+/** Regular files below a remote folder (links are not followed), relative to it. */
+async function remoteTree(client: FirecrestClient, dir: FirecrestUri, rel = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await client.list(dir.system, rel ? `${dir.path}/${rel}` : dir.path, { showHidden: true })) {
+    const r = rel ? `${rel}/${e.name}` : e.name;
+    if (e.kind === 'directory') out.push(...(await remoteTree(client, dir, r)));
+    else if (e.kind === 'file') out.push(r);
+  }
+  return out;
+}
+
+async function upload(deps: TransferCommandDeps, client: FirecrestClient, local: string, target: FirecrestUri): Promise<TransferResult> {
+  const { resume, log } = deps;
+  const saved = resume?.find(target.profile, local, target.system, target.path);
+  if (saved) log.info(`Resuming the upload of ${local} to ${target.toString()} (${saved.done.length} of ${saved.partsUploadUrls.length} parts already sent)`);
+  let saving = Promise.resolve();
+  const forget = (): Promise<void> => saving.then(() => resume?.forget(target.profile, local, target.system, target.path));
+  const run = (state = saved) => withTransferProgress(deps.events, { direction: 'upload', remote: target.toString(), local, title: vscode.l10n.t('Uploading {0}', target.basename) }, ({ signal, onProgress }) =>
+    client.transfers.uploadFile(target.system, local, target.path, {
+      signal,
+      onProgress,
+      resume: state,
+      onState: (s) => { saving = saving.then(() => resume?.save(target.profile, local, s)).catch(() => undefined); },
+    }));
   try {
-    await vscode.workspace.fs.stat(uri);
-    return true;
+    let result: TransferResult;
+    try {
+      result = await run();
+    } catch (e) {
+      // A saved state that no longer fits (file changed, URLs expired): start afresh once.
+      if (!saved || isCancellation(e)) throw e;
+      log.warn(`Resuming failed (${e instanceof Error ? e.message : String(e)}); uploading ${local} from the start`);
+      await forget();
+      result = await run(undefined);
+    }
+    await forget();
+    return result;
   } catch (e) {
-    if (e instanceof vscode.FileSystemError && e.code === 'FileNotFound') return false;
+    // Cancelled: the server side was cancelled too, nothing to resume. Failed: keep the state.
+    if (isCancellation(e)) await forget();
     throw e;
   }
 }
 
-export function registerTransferCommands(connections: ConnectionService, log: Log): vscode.Disposable {
+export function registerTransferCommands(deps: TransferCommandDeps): vscode.Disposable {
+  const { connections, log, hooks } = deps;
   return vscode.Disposable.from(
     registerCommand('firecrest.files.download', log, async (arg) => {
-      const r = await resolveResource(connections, arg, vscode.l10n.t('Remote file to download'));
+      const r = await resolveResource(connections, arg, vscode.l10n.t('Remote file or folder to download'));
       if (!r) return;
-      const local = await vscode.window.showSaveDialog({
-        title: vscode.l10n.t('Download {0} to', r.ref.basename),
-        defaultUri: vscode.Uri.file(`${os.homedir()}/${r.ref.basename}`),
-      });
+      const isDir = ((await vscode.workspace.fs.stat(r.uri)).type & vscode.FileType.Directory) !== 0;
+      const local = isDir
+        ? (await vscode.window.showOpenDialog({ title: vscode.l10n.t('Download {0} into', r.ref.basename), canSelectFiles: false, canSelectFolders: true, openLabel: vscode.l10n.t('Download here'), defaultUri: vscode.Uri.file(os.homedir()) }))?.[0]
+        : await vscode.window.showSaveDialog({ title: vscode.l10n.t('Download {0} to', r.ref.basename), defaultUri: vscode.Uri.file(`${os.homedir()}/${r.ref.basename}`) });
       if (!local) return;
-      const bytes = await withProgress(vscode.l10n.t('Downloading {0}…', r.ref.basename), async () => {
-        const data = await vscode.workspace.fs.readFile(r.uri);
-        await vscode.workspace.fs.writeFile(local, data);
-        return data.byteLength;
-      });
-      void vscode.window.showInformationMessage(vscode.l10n.t('Downloaded {0} ({1}) to {2}', r.ref.basename, size(bytes), local.fsPath));
+      const files: [FirecrestUri, string][] = [];
+      if (isDir) {
+        const root = join(local.fsPath, r.ref.basename);
+        for (const rel of await remoteTree(r.client, r.ref)) files.push([r.ref.joinPath(...rel.split('/')), join(root, rel)]);
+      } else {
+        files.push([r.ref, local.fsPath]);
+      }
+      let total = 0;
+      for (const [remote, path] of files) {
+        await mkdir(join(path, '..'), { recursive: true });
+        const res = await withTransferProgress(deps.events, { direction: 'download', remote: remote.toString(), local: path, title: vscode.l10n.t('Downloading {0}', remote.basename) }, ({ signal, onProgress }) =>
+          r.client.transfers.downloadFile(remote.system, remote.path, path, { signal, onProgress }));
+        total += res.bytes;
+        log.info(`Downloaded ${remote.toString()} (${res.route}, ${res.bytes} bytes, SHA-256 ${res.verified ? 'verified' : `not verified: ${res.note ?? ''}`})`);
+      }
+      void vscode.window.showInformationMessage(vscode.l10n.t('Downloaded {0} file(s) ({1}) to {2}', files.length, size(total), local.fsPath));
     }),
     registerCommand('firecrest.files.upload', log, async (arg) => {
       const r = await resolveResource(connections, arg, vscode.l10n.t('Remote folder to upload into'));
@@ -50,31 +123,39 @@ export function registerTransferCommands(connections: ConnectionService, log: Lo
         title: vscode.l10n.t('Upload to {0}', folder.path),
         canSelectMany: true,
         canSelectFiles: true,
-        canSelectFolders: false,
+        canSelectFolders: true,
         openLabel: vscode.l10n.t('Upload'),
       });
       if (!picked || picked.length === 0) return;
-      const targets: [vscode.Uri, vscode.Uri][] = [];
+      const jobs: [string, FirecrestUri][] = [];
       for (const local of picked) {
         const name = local.path.slice(local.path.lastIndexOf('/') + 1);
-        const target = toVscodeUri(folder.joinPath(name));
-        if (await exists(target)) {
+        const target = folder.joinPath(name);
+        if (await vscode.workspace.fs.stat(toVscodeUri(target)).then(() => true, () => false)) {
           const replace = vscode.l10n.t('Replace');
           const answer = await vscode.window.showWarningMessage(vscode.l10n.t('{0} already exists in {1}. Replace it?', name, folder.path), { modal: true }, replace);
           if (answer !== replace) continue;
         }
-        targets.push([local, target]);
+        if ((await stat(local.fsPath)).isDirectory()) {
+          for (const f of await localTree(local.fsPath)) jobs.push([f.path, target.joinPath(...f.rel.split('/'))]);
+        } else {
+          jobs.push([local.fsPath, target]);
+        }
       }
       let total = 0;
-      await withProgress(vscode.l10n.t('Uploading to {0}…', folder.path), async (signal) => {
-        for (const [local, target] of targets) {
-          if (signal.aborted) break;
-          const data = await vscode.workspace.fs.readFile(local);
-          await vscode.workspace.fs.writeFile(target, data);
-          total += data.byteLength;
+      const made = new Set<string>();
+      for (const [local, target] of jobs) {
+        if (!made.has(target.dirname.path)) {
+          await r.client.mkdir(target.system, target.dirname.path, { parents: true });
+          made.add(target.dirname.path);
         }
-      });
-      if (targets.length > 0) void vscode.window.showInformationMessage(vscode.l10n.t('Uploaded {0} file(s) ({1}) to {2}', targets.length, size(total), folder.path));
+        const res = await upload(deps, r.client, local, target);
+        total += res.bytes;
+        log.info(`Uploaded ${local} to ${target.toString()} (${res.route}, ${res.bytes} bytes, SHA-256 ${res.verified ? 'verified' : `not verified: ${res.note ?? ''}`})`);
+        hooks.refresh(toVscodeUri(target), true);
+      }
+      hooks.refresh(toVscodeUri(folder));
+      if (jobs.length > 0) void vscode.window.showInformationMessage(vscode.l10n.t('Uploaded {0} file(s) ({1}) to {2}', jobs.length, size(total), folder.path));
     }),
   );
 }
