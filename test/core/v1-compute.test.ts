@@ -26,7 +26,7 @@ void describe('v1 compute and tasks', { skip: t.apiVersion !== 'v1' ? 'runs with
     const id = await c.submitJob(S, {
       name: 'v1-hello',
       workingDirectory: dir,
-      script: '#!/bin/bash\n#SBATCH --time=00:02:00\necho "hello $GREETING"\n',
+      script: '#!/bin/bash\n#SBATCH --time=00:02:00\necho "hello $GREETING"\npwd\n',
       env: { GREETING: 'world' },
       stdoutPath: `${dir}/hello.out`,
     });
@@ -35,7 +35,7 @@ void describe('v1 compute and tasks', { skip: t.apiVersion !== 'v1' ? 'runs with
     const done = await c.waitForJob(S, id, { overallTimeoutMs: 120_000, onProgress: (p) => seen.push(p) });
     assert.equal(done.stateClass, 'completed', done.state);
     assert.ok(seen.length > 0);
-    assert.equal(dec(await c.downloadSmall(S, `${dir}/hello.out`)).trim(), 'hello world');
+    assert.equal(dec(await c.downloadSmall(S, `${dir}/hello.out`)).trim(), `hello world\n${dir}`, 'runs in workingDirectory');
     const j = await c.job(S, id);
     assert.equal(j.id, id);
     assert.equal(j.isFinal, true);

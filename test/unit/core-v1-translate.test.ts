@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { NotFoundError, PermissionDeniedError, ServerError, TimeoutError } from '../../src/core/errors';
-import { withDirectives } from '../../src/core/v1/compute';
+import { withDirectives, withWorkingDirectory } from '../../src/core/v1/compute';
 import { DEFAULT_V1_VERSION, parseV1Version, versionAtLeast } from '../../src/core/v1/status';
 import { taskError, taskSleeps } from '../../src/core/v1/tasks';
 import { acctJob, queueJob, reservation, slurmDuration } from '../../src/core/v1/translate';
@@ -62,5 +62,9 @@ void describe('v1 versions and submit directives', () => {
     assert.equal(withDirectives('#!/bin/bash\necho hi\n', ['#SBATCH --partition=p']), '#!/bin/bash\n#SBATCH --partition=p\necho hi\n');
     assert.equal(withDirectives('echo hi\n', ['#SBATCH --job-name=x']), '#!/bin/bash\n#SBATCH --job-name=x\necho hi\n');
     assert.equal(withDirectives('#!/bin/sh\necho\n', []), '#!/bin/sh\necho\n');
+  });
+
+  void it('cds to the working directory after the whole directive block', () => {
+    assert.equal(withWorkingDirectory('#!/bin/bash\n#SBATCH -t 1\n\n# note\necho hi\n', "/home/a/it's"), "#!/bin/bash\n#SBATCH -t 1\n\n# note\ncd -- '/home/a/it'\\''s' || exit 1\necho hi\n");
   });
 });

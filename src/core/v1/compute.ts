@@ -35,6 +35,20 @@ export function withDirectives(script: string, lines: string[]): string {
   return `#!/bin/bash\n${lines.join('\n')}\n${script}`;
 }
 
+/**
+ * v1 runs an uploaded script with `--chdir` set to its upload directory, which a `#SBATCH --chdir`
+ * cannot override: a `cd` to the working directory is put after the leading comment and
+ * directive block (so every `#SBATCH` line is still read), before the first command.
+ */
+export function withWorkingDirectory(script: string, dir: string): string {
+  const lines = script.split('\n');
+  let i = 0;
+  while (i < lines.length && (lines[i].trim() === '' || lines[i].trimStart().startsWith('#'))) i++;
+  const quoted = `'${dir.replace(/'/g, `'\\''`)}'`;
+  lines.splice(i, 0, `cd -- ${quoted} || exit 1`);
+  return lines.join('\n');
+}
+
 /** Compute routes of one connection. */
 export class ComputeRoutes {
   constructor(private readonly v1: V1Http, private readonly tasks: Tasks) {}
@@ -47,13 +61,14 @@ export class ComputeRoutes {
   /**
    * Inline scripts go through `jobs/upload` as `script.batch`, with the submission's overrides as
    * `#SBATCH` lines; `scriptPath` through `jobs/path`, which has no way to carry overrides
-   * (NotSupportedError then). The working directory of an inline script is the server's own.
+   * (NotSupportedError then). An inline script `cd`s to `workingDirectory` (withWorkingDirectory);
+   * a script by path runs in its own directory, as v1 decides.
    */
   async submit(machine: string, job: JobSubmission, o: CallOptions = {}): Promise<string> {
     const fields: Fields = { account: job.account, env: job.env && Object.keys(job.env).length ? JSON.stringify(job.env) : undefined };
     let data: unknown;
     if (job.script !== undefined) {
-      const script = withDirectives(job.script, directives(job));
+      const script = withWorkingDirectory(withDirectives(job.script, directives(job)), job.workingDirectory);
       data = await this.task('POST', '/compute/jobs/upload', machine, { fields, file: { name: 'script.batch', data: new TextEncoder().encode(script) }, expect: 201, wait: o });
     } else if (job.scriptPath) {
       const extra = directives({ ...job, name: undefined });
