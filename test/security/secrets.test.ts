@@ -9,10 +9,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
 import { FirecrestError, PermissionDeniedError, UnauthorizedError, type FirecrestClient, type Logger } from '../../src/core/index';
 import { bobClient, client, enc, gateway, scratchDir, t } from '../core/support';
 import { gatewayOnly } from '../support/target';
+
+// jose is ESM-only and this project compiles to CommonJS: loaded with a dynamic import.
+type Jose = typeof import('jose', { with: { 'resolution-mode': 'import' } });
+const loadJose = (): Promise<Jose> => import('jose');
 
 const JWT = /eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/;
 
@@ -27,8 +30,8 @@ function recorder(lines: string[]): Logger {
 function errorText(e: unknown): string {
   const out: string[] = [];
   for (let x: unknown = e, depth = 0; x !== undefined && depth < 5; x = (x as { cause?: unknown }).cause, depth++) {
-    out.push(String(x));
-    if (x instanceof Error) out.push(x.message, x.stack ?? '', JSON.stringify(x));
+    if (x instanceof Error) out.push(String(x), x.message, x.stack ?? '', JSON.stringify(x));
+    else out.push(JSON.stringify(x) ?? typeof x);
   }
   return out.join('\n');
 }
@@ -107,6 +110,7 @@ void describe('secrets never reach logs or errors', () => {
 
 /** A token shaped like the gateway's, signed by a key the gateway never saw. */
 async function foreignToken(real: string, kid: 'same-kid' | 'unknown-kid'): Promise<string> {
+  const { decodeProtectedHeader, generateKeyPair, SignJWT } = await loadJose();
   const { privateKey } = await generateKeyPair('RS256');
   const header = decodeProtectedHeader(real);
   const payload = JSON.parse(Buffer.from(real.split('.')[1], 'base64url').toString()) as Record<string, unknown>;
