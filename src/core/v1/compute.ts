@@ -105,6 +105,9 @@ export class ComputeRoutes {
   /** sacct through every page (`pageNumber` is 0-based; a page past the end fails the task, Q8). */
   async accounting(machine: string, q: AccountingQuery): Promise<Job[]> {
     const iso = (s?: number) => (s === undefined ? undefined : new Date(s * 1000).toISOString().slice(0, 19));
+    // sacct refuses a start after its end (default end: now); such a window holds no job.
+    const end = q.endTime ?? Date.now() / 1000;
+    if (q.startTime !== undefined && q.startTime > end) return [];
     const out: Job[] = [];
     for (let page = 0; ; page++) {
       const query = { jobs: q.jobIds?.join(','), starttime: iso(q.startTime), endtime: iso(q.endTime), pageSize: PAGE, pageNumber: page };
