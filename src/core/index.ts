@@ -4,6 +4,7 @@
 export * from './model';
 export * from './errors';
 export type * from './api';
+export { hasV1Extras } from './api';
 export type { ClientEvents, ClientOptions, FirecrestClient } from './client';
 export { FirecrestUri, FIRECREST_SCHEME } from './uri';
 export type { Logger } from './logger';

@@ -19,12 +19,17 @@ void describe('status routes', () => {
     }
   });
 
-  void it('refuses v1 profiles for now with NotSupportedError', async () => {
-    await assert.rejects(createClient(clientOptions({}, { apiVersion: 'v1' })), (e: unknown) => e instanceof NotSupportedError && /v1/.test(e.message));
-  });
-
-  void it('auto-detects a v1 deployment (and refuses it for now, saying so)', { skip: t.gateway?.v1 ? false : 'needs the local gateway\'s v1 URL' }, async () => {
-    await assert.rejects(createClient(clientOptions({}, { apiVersion: 'auto', url: t.gateway?.v1 ?? '' })), (e: unknown) => e instanceof NotSupportedError && /API v1/.test(e.message));
+  void it('auto-detects a v1 deployment and reads its version from /status/parameters', { skip: t.gateway?.v1 ? false : 'needs the local gateway\'s v1 URL' }, async () => {
+    const v1 = await createClient(clientOptions({}, { apiVersion: 'auto', url: t.gateway?.v1 ?? '' }));
+    try {
+      assert.equal(v1.apiVersion, 'v1');
+      const v = await v1.serverVersion();
+      assert.ok(v && /^1\.\d+\.\d+/.test(v), `version ${v}`);
+      assert.equal(v1.capabilities.attach, false);
+      await assert.rejects(v1.attachToJob(t.system, '1', 'true'), NotSupportedError);
+    } finally {
+      await v1.dispose();
+    }
   });
 
   void it('systems: the target system with health, file systems and the direct-transfer limit', async () => {
