@@ -14,7 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { ApiError } from '../../gateway/src/http/errors';
 import { formatDirectives, transferScript } from '../../gateway/src/fs/transfer-script';
 import { gatewayOnly } from '../support/target';
-import { isErrorBody, sleep, workDir, type Reply } from './support';
+import { sleep, workDir, type Reply } from './support';
 import { download, ops, scratchDir, transfer, upload, viewText, waitForJob, type WireFile } from './support-fs';
 
 let dir = '';
@@ -151,15 +151,6 @@ void describe('transfer: refusals', () => {
     assert.equal(missing.body.errorType, 'validation');
     assert.equal(missing.body.data.fields[0].name, 'targetPath');
     assert.equal((await transfer('rm', { method: 'DELETE' })).status, 400);
-  });
-
-  // A real deployment implements them (and would start a long-waiting job).
-  void it('staged upload/download are not available yet (501 with the error body)', { skip: gatewayOnly() }, async () => {
-    for (const route of ['upload', 'download']) {
-      const r = await transfer(route, { method: 'POST', json: { path: `${dir}/big`, transferDirectives: { transferMethod: 's3', fileSize: 10 } } });
-      assert.equal(r.status, 501);
-      assert.ok(isErrorBody(r.body));
-    }
   });
 });
 
