@@ -82,8 +82,9 @@ async function main(): Promise<void> {
     (globalThis as { gc?: () => void }).gc?.();
     baseline = process.memoryUsage.rss();
     const rows: string[][] = [];
-    const token = (await (await fetch(t.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: t.clientId, client_secret: t.clientSecret }).toString() })).json() as { access_token: string }).access_token;
-    const post = async <T>(route: string, json: unknown): Promise<T> => (await (await fetch(`${t.url}/filesystem/${S}/transfer/${route}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(json) })).json()) as T;
+    // Tokens live 5 minutes on the gateway and a round takes longer: a fresh one per raw call.
+    const token = async (): Promise<string> => ((await (await fetch(t.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: t.clientId, client_secret: t.clientSecret }).toString() })).json()) as { access_token: string }).access_token;
+    const post = async <T>(route: string, json: unknown): Promise<T> => (await (await fetch(`${t.url}/filesystem/${S}/transfer/${route}`, { method: 'POST', headers: { authorization: `Bearer ${await token()}`, 'content-type': 'application/json' }, body: JSON.stringify(json) })).json()) as T;
 
     // curl cannot send a byte range of a file: the parts are cut once, beforehand (not timed).
     const partFiles: string[] = [];
@@ -107,7 +108,7 @@ async function main(): Promise<void> {
       const args = ['-s', '-S', '-f', '--no-progress-meter', '-Z', '--parallel-max', String(PAR), '-H', 'Content-Type: application/octet-stream'];
       for (let i = 0; i < urls.length; i++) args.push('-T', partFiles[i], '-o', '/dev/null', urls[i]);
       const ms = await run('curl', args);
-      await fetch(`${t.url}/compute/${S}/jobs/${ticket.transferJob.jobId}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+      await fetch(`${t.url}/compute/${S}/jobs/${ticket.transferJob.jobId}`, { method: 'DELETE', headers: { authorization: `Bearer ${await token()}` } });
       return ms;
     };
     const clientDownload = async (sha: string): Promise<{ s3: number; total: number; rss: number }> => {
