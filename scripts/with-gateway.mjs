@@ -7,7 +7,7 @@
 //    command, and stops the gateway.
 // Usage: node scripts/with-gateway.mjs [--scheduler auto|slurm|local] [--api v1|v2] -- <command...>
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -29,7 +29,13 @@ function runCommand(env) {
 
 export async function startGateway({ scheduler = 'auto', extraArgs = [] } = {}) {
   const stateDir = mkdtempSync(join(tmpdir(), 'f7t-gw-'));
-  const gw = spawn(process.execPath, ['dist/gateway.js', '--host', '127.0.0.1', '--port', '0', '--scheduler', scheduler, '--state-dir', stateDir, ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // Test runs share small, loaded machines: give remote commands (stat, sha256sum, srun --overlap)
+  // more than the real server's 5 s before they count as timed out. Suites that test the time-out
+  // set their own through the admin API.
+  const config = join(stateDir, 'test-config.json');
+  writeFileSync(config, JSON.stringify({ commandTimeoutSeconds: Number(process.env.GATEWAY_COMMAND_TIMEOUT ?? 15) }));
+  const configArgs = extraArgs.includes('--config') ? [] : ['--config', config];
+  const gw = spawn(process.execPath, ['dist/gateway.js', '--host', '127.0.0.1', '--port', '0', '--scheduler', scheduler, '--state-dir', stateDir, ...configArgs, ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise((resolve, reject) => {
     const rl = createInterface({ input: gw.stdout });
     const timer = setTimeout(() => reject(new Error('gateway did not print its JSON line within 60 s')), 60_000);

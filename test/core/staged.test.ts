@@ -41,7 +41,10 @@ async function sha(path: string): Promise<string> {
 
 const partPuts = async (): Promise<number> => (await gateway.stats()).byRoute['PUT /s3/{bucket}/*'] ?? 0;
 
+let initialTimeout = 5;
+
 before(async () => {
+  if (t.gateway) initialTimeout = (await gateway.getSettings()).commandTimeoutSeconds ?? 5;
   c = await client();
   dir = await scratchDir(c, 'staged');
   local = mkdtempSync(join(tmpdir(), 'f7t-staged-'));
@@ -49,7 +52,7 @@ before(async () => {
 after(async () => {
   if (t.gateway) {
     await gateway.clearFaults();
-    await gateway.settings({ maxPartSize: 2147483648, stagingTtlSeconds: 604800, commandTimeoutSeconds: 5 });
+    await gateway.settings({ maxPartSize: 2147483648, stagingTtlSeconds: 604800, commandTimeoutSeconds: initialTimeout });
   }
   await c.remove(S, dir).catch(() => undefined);
   await c.dispose();
@@ -83,7 +86,7 @@ void describe('client.transfers (staged, s3)', { skip: gatewayOnly() }, () => {
     assert.equal(await sha(dst), hash, 'byte-identical after the round trip');
     rmSync(dst);
     await c.remove(S, `${dir}/big.bin`);
-    await gateway.settings({ commandTimeoutSeconds: 5 });
+    await gateway.settings({ commandTimeoutSeconds: initialTimeout });
   });
 
   void it('keeps small files on the direct routes', async () => {

@@ -89,6 +89,7 @@ void describe('fault switches', { skip: gatewayOnly() }, () => {
 
 void describe('admin settings and stats', { skip: gatewayOnly() }, () => {
   void it('changes settings at run time', async () => {
+    const before = (await admin('GET', '/settings')).body as { maxOpsFileSize: number; commandTimeoutSeconds: number };
     const r = await admin('PUT', '/settings', { maxOpsFileSize: 1234, commandTimeoutSeconds: 7 });
     assert.equal(r.status, 200, r.text);
     try {
@@ -97,7 +98,7 @@ void describe('admin settings and stats', { skip: gatewayOnly() }, () => {
       assert.equal(s.dataOperation.max_ops_file_size, 1234);
       assert.equal(s.ssh.timeout.commandExecution, 7);
     } finally {
-      await admin('PUT', '/settings', { maxOpsFileSize: 5242880, commandTimeoutSeconds: 5 });
+      await admin('PUT', '/settings', { maxOpsFileSize: before.maxOpsFileSize, commandTimeoutSeconds: before.commandTimeoutSeconds });
     }
     assert.equal((await admin('PUT', '/settings', { maxOpsFileSize: -1 })).status, 400);
   });

@@ -17,6 +17,7 @@ describe('Jobs view (UI)', () => {
   });
 
   it('shows a running and a finished job, grouped by state', async function () {
+    this.timeout(300_000);
     const e = process.env;
     if (!e.FIRECREST_URL || !e.FIRECREST_CLIENT_SECRET || !e.FIRECREST_SYSTEM) return this.skip();
     const system = e.FIRECREST_SYSTEM;
@@ -25,6 +26,12 @@ describe('Jobs view (UI)', () => {
     const done = await client.submitJob(system, { script: '#!/bin/bash\necho hello from the UI test\n', workingDirectory: home, name: 'ui-finished', partition: 'debug' });
     await client.waitForJob(system, done, { overallTimeoutMs: 60_000 });
     running = await client.submitJob(system, { script: '#!/bin/bash\nsleep 300\n', workingDirectory: home, name: 'ui-running', partition: 'debug' });
+    // On a busy node the job can pend for a while: the screenshot is of a job that really runs.
+    for (const deadline = Date.now() + 120_000; ; await new Promise((r) => setTimeout(r, 1000))) {
+      const state = await client.job(system, running).then((j) => j.stateClass, () => 'pending');
+      if (state === 'running') break;
+      if (Date.now() > deadline) throw new Error(`job ${running} did not start within 120 s (${state})`);
+    }
 
     const page = await openWorkbench();
     await openViewContainer(page, 'FirecREST');
