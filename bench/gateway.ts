@@ -82,7 +82,10 @@ async function main(): Promise<void> {
   if (!system) throw new Error(`system ${t.system} not listed`);
   const info = (await (await fetch(`${t.url}/status/${t.system}/userinfo`, { headers: auth })).json()) as { user: { name: string } };
   const fsRoot = (system.fileSystems.find((f) => f.defaultWorkDir) ?? system.fileSystems[0]).path.replace(/\/$/, '');
-  const wd = `${fsRoot}/${info.user.name}`;
+  // A folder of its own: a home shared with running suites changes under a listing.
+  const wd = `${fsRoot}/${info.user.name}/f7t-bench-gateway-${randomBytes(4).toString('hex')}`;
+  const mk = await fetch(`${t.url}/filesystem/${t.system}/ops/mkdir`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ path: wd, parent: true }) });
+  if (mk.status >= 300) throw new Error(`mkdir of the bench folder failed: HTTP ${mk.status}`);
   const fileName = `f7t-bench-${randomBytes(4).toString('hex')}.txt`;
   const file = `${wd}/${fileName}`;
 
@@ -110,7 +113,7 @@ async function main(): Promise<void> {
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
-    await fetch(`${t.url}${fsBase}/rm?path=${encodeURIComponent(file)}`, { method: 'DELETE', headers: auth });
+    await fetch(`${t.url}${fsBase}/rm?path=${encodeURIComponent(wd)}`, { method: 'DELETE', headers: auth });
   }
   const head = ['call', 'gateway, keep-alive fetch (ms)', 'gateway, curl (ms)', 'real FirecREST v2 (ms)'];
   const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
