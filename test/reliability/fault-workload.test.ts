@@ -53,6 +53,11 @@ async function settleJobs(c: FirecrestClient, sinceEpochSeconds: number): Promis
   assert.fail('transfer jobs submitted by the failed operation did not finish within 120 s');
 }
 
+async function settled(c: FirecrestClient, root: string, since: number): ReturnType<typeof snapshot> {
+  await settleJobs(c, since);
+  return snapshot(c, t.system, root);
+}
+
 let unhandled = 0;
 process.on('unhandledRejection', (e) => { unhandled++; console.error('[workload] unhandled rejection:', e); });
 
@@ -133,8 +138,16 @@ void describe(`random file workload under faults (SEED=${SEED} OPS=${OPS})`, { s
       // Reconcile with faults off, then resume them on a seed derived from the operation's index
       // (a fresh PUT restarts the gateway's PRNG; deriving keeps the run replayable).
       await gateway.clearFaults();
-      await settleJobs(c, opStart);
-      const snap = await snapshot(c, t.system, root);
+      // A job may show in the queue a moment after its submission: the state is judged only once
+      // two snapshots taken 1.5 s apart (jobs settled before each) agree.
+      let snap = await settled(c, root, opStart);
+      for (let k = 0; k < 5; k++) {
+        await new Promise((r) => setTimeout(r, 1500));
+        const again = await settled(c, root, opStart);
+        const same = diffTrees(snap.tree, again.tree).length === 0;
+        snap = again;
+        if (same) break;
+      }
       for (const tmp of snap.temps) { temps++; await c.remove(t.system, `${root}/${tmp}`); }
       if (diffTrees(model, snap.tree).length === 0) outcome.before++;
       else if (diffTrees(wanted, snap.tree).length === 0) { outcome.after++; model = wanted; }
