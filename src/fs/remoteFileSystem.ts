@@ -4,6 +4,7 @@
  * listings are cached a few seconds with single-flight; writes go through a temporary file and a
  * move so a failed save never truncates the target.
  */
+import { isProbed } from './probes';
 import type { FirecrestApi } from '../core/api';
 import { InvalidInputError, NotFoundError, PermissionDeniedError, TooLargeError } from '../core/errors';
 import { FirecrestUri } from '../core/uri';
@@ -91,7 +92,15 @@ export class RemoteFileSystem {
     if (fresh) {
       const hit = fresh.entries.get(uri.basename);
       if (hit) return hit;
-      throw new FsError('FileNotFound', `${uri.path}: no such file or directory`);
+      // VS Code's own probes (.vscode, .git, ...) are answered from the listing: no request. Any
+      // other name was asked for on purpose, maybe just created on the cluster (a job's output, an
+      // attach result): the listing may predate it, so look once more.
+      if (isProbed(uri.path)) throw new FsError('FileNotFound', `${uri.path}: no such file or directory`);
+      this.invalidate(uri.dirname);
+      const again = await this.list(uri.dirname);
+      const entry = again.entries.get(uri.basename);
+      if (!entry) throw new FsError('FileNotFound', `${uri.path}: no such file or directory`);
+      return entry;
     }
     const older = this.listings.peek(parentKey, this.folderStatMaxAgeMs)?.entries.get(uri.basename);
     if (older && older.type & EntryType.Directory) return older;

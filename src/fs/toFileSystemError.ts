@@ -4,6 +4,7 @@
  * failing, NoPermissions makes it offer "retry as ...", the rest is Unavailable.
  */
 import * as vscode from 'vscode';
+import { isProbed } from './probes';
 import { NotFoundError, PermissionDeniedError } from '../core/errors';
 import { FsError } from './fsError';
 
@@ -35,16 +36,7 @@ export function toFileSystemError(e: unknown, uri: vscode.Uri): vscode.FileSyste
   return vscode.FileSystemError.Unavailable(text);
 }
 
-/** Paths VS Code and other extensions look for on their own; their absence is normal. */
-const PROBED = new Set([
-  '.vscode', '.git', '.hg', '.svn', 'node_modules', '.devcontainer', '.devcontainer.json', '.editorconfig',
-  'settings.json', 'launch.json', 'tasks.json', 'extensions.json', 'mcp.json', 'package.json', 'pom.xml',
-  'build.gradle', 'build.gradle.kts', 'tsconfig.json', 'jsconfig.json', 'pyproject.toml', 'setup.py',
-  'requirements.txt', 'Cargo.toml', 'go.mod', 'CMakeLists.txt', 'Makefile', '.gitignore', '.github',
-  '.prettierrc', '.eslintrc', '.env', '.venv', 'venv', '.copilot', '.cursor', 'AGENTS.md', 'CLAUDE.md',
-]);
-
 /** True when a FileNotFound for this URI is an expected probe (logged at debug, not as an error). */
 export function isProbedPath(uri: vscode.Uri): boolean {
-  return uri.path.split('/').some((seg) => PROBED.has(seg) || seg.endsWith('.code-workspace'));
+  return isProbed(uri.path);
 }

@@ -25,6 +25,10 @@ describe('Jobs view (UI)', () => {
     const home = `/home/${(await client.userInfo(system)).user.name}`;
     const done = await client.submitJob(system, { script: '#!/bin/bash\necho hello from the UI test\n', workingDirectory: home, name: 'ui-finished', partition: 'debug' });
     await client.waitForJob(system, done, { overallTimeoutMs: 60_000 });
+    // Slurm's accounting records the exit code a moment after the job is COMPLETED.
+    for (const deadline = Date.now() + 60_000; (await client.job(system, done)).exitCode === undefined; await new Promise((r) => setTimeout(r, 1000))) {
+      if (Date.now() > deadline) throw new Error(`job ${done} has no exit code 60 s after it completed`);
+    }
     running = await client.submitJob(system, { script: '#!/bin/bash\nsleep 300\n', workingDirectory: home, name: 'ui-running', partition: 'debug' });
     // On a busy node the job can pend for a while: the screenshot is of a job that really runs.
     for (const deadline = Date.now() + 120_000; ; await new Promise((r) => setTimeout(r, 1000))) {
