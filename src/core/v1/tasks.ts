@@ -2,7 +2,7 @@
  * v1 asynchronous tasks (§2.7): creation envelopes, polling `GET /tasks/{id}` with back-off,
  * progress reports, an overall time-out, cancellation, and the task's failure → typed error.
  */
-import type { CallOptions } from '../api';
+import type { CallOptions, V1TaskInfo } from '../api';
 import { FirecrestError, NotFoundError, PermissionDeniedError, ServerError, TimeoutError } from '../errors';
 import { redact } from '../http/redact';
 import { sleep } from '../http/sleep';
@@ -19,18 +19,6 @@ export interface TaskWaitOptions extends CallOptions {
   overallTimeoutMs?: number;
   /** When the wait is over; default: any status ≥ 200 (final in the generic sense of §2.7.3). */
   until?: (status: number) => boolean;
-}
-
-/** A task summary as the UI lists it. */
-export interface V1Task {
-  id: string;
-  status: number;
-  description: string;
-  service?: string;
-  system?: string;
-  data: unknown;
-  createdAt?: string;
-  updatedAt?: string;
 }
 
 /** Sleeps in ms between polls: 0.2 s doubling up to 2 s. */
@@ -72,7 +60,7 @@ export class Tasks {
     return parseBody(TaskCreatedW, res, label).task_id;
   }
 
-  private static toTask(id: string, t: TaskWire): V1Task {
+  private static toTask(id: string, t: TaskWire): V1TaskInfo {
     return { id, status: t.status, description: t.description ?? '', service: t.service, system: t.system, data: t.data, createdAt: t.created_at, updatedAt: t.updated_at };
   }
 
@@ -82,7 +70,7 @@ export class Tasks {
   }
 
   /** The caller's tasks (`GET /tasks`), newest first. */
-  async list(call?: CallOptions): Promise<V1Task[]> {
+  async list(call?: CallOptions): Promise<V1TaskInfo[]> {
     const body = await this.v1.json(TaskListW, 'GET', '/tasks', { expect: [200], call });
     return Object.entries(body.tasks)
       .map(([id, t]) => Tasks.toTask(id, t))
