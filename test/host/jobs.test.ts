@@ -9,19 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../src/core/client';
+import type { SnapshotNode } from '../../src/views/treeSnapshot';
 import { gatewayOnly, target, type GatewayInfo } from '../support/target';
 import { extensionApi, waitFor } from './support/extension';
 
 const PROFILE = 'jobs-test';
 
-interface Snap {
-  label: string;
-  description?: string;
-  contextValue?: string;
-  icon?: string;
-  command?: string;
-  children?: Snap[];
-}
+type Snap = SnapshotNode;
 interface JobsSnap {
   visible: boolean;
   description?: string;

@@ -5,20 +5,13 @@
  */
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import type { SnapshotNode } from '../../src/views/treeSnapshot';
 import { gatewayOnly, target, type GatewayInfo } from '../support/target';
 import { extensionApi, waitFor } from './support/extension';
 
 const PROFILE = 'systems-test';
 
-interface Snap {
-  label: string;
-  description?: string;
-  contextValue?: string;
-  icon?: string;
-  command?: string;
-  tooltip?: string;
-  children?: Snap[];
-}
+type Snap = SnapshotNode;
 
 async function admin(gw: GatewayInfo, method: string, path: string, body?: unknown): Promise<void> {
   const res = await fetch(`${gw.admin!.replace(/\/+$/, '')}${path}`, {

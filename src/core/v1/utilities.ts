@@ -3,12 +3,11 @@
  * `{"description","output"}` envelope and the per-route success statuses of §4.2.
  */
 import type { CallOptions, HeadTailOptions, ListOptions } from '../api';
-import type { Checksum, FileContent, FileEntry, FileKind, FileStat, UserInfo } from '../model';
-import { parseLastModified } from '../v2/translate';
+import type { Checksum, FileContent, FileEntry, FileStat, UserInfo } from '../model';
+import { toFileEntry } from '../v2/translate';
 import { flag, type Fields, type V1Http } from './v1Http';
 import { LsW, StatW, TextOutW, WhoamiW } from './wire';
 
-const KINDS: Record<string, FileKind> = { '-': 'file', d: 'directory', l: 'symlink' };
 
 function content(text: string, o: HeadTailOptions): FileContent {
   const bytes = o.bytes !== undefined;
@@ -31,19 +30,10 @@ export class UtilitiesRoutes {
   async list(machine: string, path: string, o: ListOptions = {}): Promise<FileEntry[]> {
     const query = { targetPath: path, showhidden: flag(o.showHidden), numericUid: flag(o.numericUid), recursive: flag(o.recursive), followLinks: flag(o.dereference) };
     const body = await this.v1.json(LsW, 'GET', '/utilities/ls', { machine, query, expect: [200], call: o });
-    return body.output.map((f) => {
-      const size = typeof f.size === 'number' ? f.size : Number.parseInt(f.size, 10);
-      return {
-        name: f.name,
-        kind: KINDS[f.type] ?? 'other',
-        size: Number.isFinite(size) ? size : 0,
-        mtime: parseLastModified(f.last_modified),
-        permissions: f.permissions,
-        owner: f.user,
-        group: f.group,
-        linkTarget: f.link_target || undefined,
-      };
-    });
+    // Same entry as v2 under other field names: one translation for both.
+    return body.output.map((f) =>
+      toFileEntry({ name: f.name, type: f.type, linkTarget: f.link_target || null, user: f.user, group: f.group, permissions: f.permissions, lastModified: f.last_modified, size: f.size }),
+    );
   }
 
   async stat(machine: string, path: string, o: CallOptions & { dereference?: boolean } = {}): Promise<FileStat> {

@@ -3,6 +3,7 @@
  * system node of the Systems tree, and restores it after a window reload.
  */
 import * as vscode from 'vscode';
+import { registerCommand } from '../../common/commandWrapper';
 import type { ExtensionServices } from '../../common/services';
 import type { AccountingForm } from '../protocol';
 import { webviewOptions } from '../panelHost';
@@ -60,16 +61,7 @@ export function registerAccounting(services: ExtensionServices): vscode.Disposab
   const disposables: vscode.Disposable[] = [
     panels,
     vscode.window.registerWebviewPanelSerializer(ACCOUNTING_VIEW_TYPE, panels),
-    vscode.commands.registerCommand('firecrest.jobAccounting', async (arg?: unknown) => {
-      try {
-        await panels.open(arg);
-      } catch (e) {
-        // Feature folders do not import src/commands: this is the same report, kept local.
-        const message = e instanceof Error ? e.message : String(e);
-        log.error(`firecrest.jobAccounting: ${message}`);
-        void vscode.window.showErrorMessage(message);
-      }
-    }),
+    registerCommand('firecrest.jobAccounting', log, (arg?: unknown) => panels.open(arg)),
   ];
   if (services.context.extensionMode !== vscode.ExtensionMode.Production) {
     // Host tests drive the real panel through this handle (same extension host: no serialisation).
