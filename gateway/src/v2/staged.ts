@@ -15,6 +15,7 @@ import { ApiError, validationError } from '../http/errors';
 import { MultipartUploads } from '../staging/multipart';
 import { Signer } from '../staging/signer';
 import { ObjectStore } from '../staging/store';
+import { StagingSweeper } from '../staging/sweep';
 import { ctx, type V2Deps } from './context';
 import type { SubmitTransferJob } from './transfer';
 
@@ -54,6 +55,10 @@ export async function stagedTransferRoutes(app: FastifyInstance, deps: V2Deps, s
   const store = new ObjectStore(root);
   const signer = Signer.load(root);
   const uploads = new MultipartUploads(store);
+  // Expired uploads and objects (of v1 and v2: they share the store) are removed in the background.
+  const sweeper = new StagingSweeper(root, () => settings.stagingTtlSeconds, (e) => app.log.error(e));
+  sweeper.start();
+  app.addHook('onClose', async () => sweeper.stop());
 
   app.post('/upload', async (req, reply) => {
     const b = Inputs.body(req);
