@@ -1,9 +1,10 @@
 /**
  * The gateway-only admin API under `/_admin` (bearer = the admin token of the JSON line): fault
- * switches, run-time settings and request statistics. Never subject to faults or path lower-casing.
+ * switches, run-time settings, early token expiry and request statistics. Never subject to faults or path lower-casing.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { TokenService } from './auth';
 import type { Faults } from './faults';
 import type { Stats } from './http/stats';
 import type { GatewaySettings } from './v2/context';
@@ -13,6 +14,7 @@ export interface AdminDeps {
   faults: Faults;
   stats: Stats;
   runtime: { tokenLifetimeSeconds: number };
+  tokens: Pick<TokenService, 'expireIssued'>;
   v2: { settings: GatewaySettings };
 }
 
@@ -73,6 +75,9 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promis
     if (n.stagingTtlSeconds !== undefined) settings.stagingTtlSeconds = n.stagingTtlSeconds;
     return current();
   });
+
+  // Tokens issued so far are refused as expired from now on (token expiry mid-operation, on demand).
+  app.post('/tokens/expire', async () => ({ expired: deps.tokens.expireIssued() }));
 
   app.get('/stats', async () => stats.snapshot());
   app.post('/stats/reset', async (_req, reply) => {

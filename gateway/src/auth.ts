@@ -28,7 +28,10 @@ export interface IssuedToken {
 
 export class TokenService {
   /** Verified tokens -> username and expiry, so a busy client does not pay an RSA check per call. */
-  private readonly cache = new Map<string, { username: string; exp: number | undefined }>();
+  private readonly cache = new Map<string, { username: string; exp: number | undefined; jti?: string }>();
+  /** Token ids issued by this run and not yet expired early; `expireIssued()` moves them to `expiredEarly`. */
+  private readonly issued = new Set<string>();
+  private readonly expiredEarly = new Set<string>();
 
   private constructor(
     private readonly jose: Jose,
@@ -60,13 +63,16 @@ export class TokenService {
   /** Signs a service-account token (no `email` claim) for `username` issued to `clientId`. */
   async issue(username: string, clientId: string, lifetimeSeconds: number): Promise<IssuedToken> {
     const now = Math.floor(Date.now() / 1000);
+    const jti = randomUUID();
+    if (this.issued.size > 100_000) this.issued.clear();
+    this.issued.add(jti);
     const token = await new this.jose.SignJWT({ preferred_username: username, azp: clientId, client_id: clientId, scope: 'firecrest', typ: 'Bearer' })
       .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: this.kid })
       .setIssuedAt(now)
       .setExpirationTime(now + lifetimeSeconds)
       .setIssuer(this.issuer)
       .setSubject(clientId)
-      .setJti(randomUUID())
+      .setJti(jti)
       .sign(this.privateKey);
     return { token, expiresIn: lifetimeSeconds };
   }
@@ -84,6 +90,7 @@ export class TokenService {
       this.cache.set(token, entry);
     }
     const fail = (message: string): ApiError => new ApiError(401, message, { headers: { 'auth-token': token } });
+    if (entry.jti !== undefined && this.expiredEarly.has(entry.jti)) throw fail('Access token expired');
     if (entry.exp !== undefined) {
       if (entry.exp <= now) {
         this.cache.delete(token);
@@ -95,7 +102,19 @@ export class TokenService {
     return entry.username;
   }
 
-  private async verifySignature(token: string): Promise<{ username: string; exp: number | undefined }> {
+  /**
+   * Admin (tests): every token issued so far by this run is refused from now on as expired, as if
+   * its `exp` had come early (an identity provider whose clock runs ahead of the client's, a
+   * revoked session). Returns how many tokens that affected.
+   */
+  expireIssued(): number {
+    const n = this.issued.size;
+    for (const jti of this.issued) this.expiredEarly.add(jti);
+    this.issued.clear();
+    return n;
+  }
+
+  private async verifySignature(token: string): Promise<{ username: string; exp: number | undefined; jti?: string }> {
     const fail = (message: string): ApiError => new ApiError(401, message, { headers: { 'auth-token': token } });
     let kid: string | undefined;
     try {
@@ -107,7 +126,7 @@ export class TokenService {
     try {
       const { payload } = await this.jose.jwtVerify(token, this.publicKey, { algorithms: ['RS256'] });
       const username = typeof payload.preferred_username === 'string' ? payload.preferred_username : '';
-      return { username, exp: payload.exp };
+      return { username, exp: payload.exp, jti: typeof payload.jti === 'string' ? payload.jti : undefined };
     } catch (e) {
       if (e instanceof this.jose.errors.JWTExpired) throw fail('Access token expired');
       throw fail('Access token is invalid.');
