@@ -14,16 +14,15 @@ import { detectApiVersion } from './probe';
 import { FileTransfers } from './transfer/fileTransfers';
 import { S3Http } from './transfer/s3Http';
 import { V2Staging } from './transfer/v2Staging';
-import { V1Staging } from './v1/staging';
 import { V1Api } from './v1/v1Api';
 import { V2Api } from './v2/v2Api';
 
-type Adapter = (http: ApiHttp) => FirecrestApi;
+type Adapter = (http: ApiHttp, s3: S3Http) => FirecrestApi;
 
 /** API generation → implementation. */
 const ADAPTERS: Record<ApiVersion, Adapter | undefined> = {
   v2: (http) => new V2Api(http),
-  v1: (http) => new V1Api(http),
+  v1: (http, s3) => new V1Api(http, s3),
 };
 
 function adapterFor(version: ApiVersion, profile: ConnectionProfile): Adapter {
@@ -33,12 +32,10 @@ function adapterFor(version: ApiVersion, profile: ConnectionProfile): Adapter {
 }
 
 /** The API object with the client's own members on top; every API method stays the adapter's. */
-function asClient(api: FirecrestApi, profile: ConnectionProfile, transport: Transport, http: ApiHttp, options: ClientOptions): FirecrestClient {
+function asClient(api: FirecrestApi, profile: ConnectionProfile, transport: Transport, http: ApiHttp, s3: S3Http, options: ClientOptions): FirecrestClient {
   const client = Object.create(api) as FirecrestClient;
   const logger = options.logger ?? silentLogger;
-  // Staging-area traffic has its own pools: other hosts, parallel parts, no FirecREST token.
-  const s3 = new S3Http({ logger, caFile: profile.caFile, insecureSkipTlsVerify: profile.insecureSkipTlsVerify, userAgent: options.userAgent });
-  const staging = api.apiVersion === 'v2' ? new V2Staging(http) : new V1Staging(http);
+  const staging = api instanceof V1Api ? api.staging : new V2Staging(http);
   Object.defineProperties(client, {
     profile: { value: profile, enumerable: true },
     transfers: { value: new FileTransfers({ api: client, staging, s3, logger }) },
@@ -63,6 +60,8 @@ export async function createClient(options: ClientOptions, events: ClientEvents 
     userAgent: options.userAgent,
     secrets: () => [options.clientSecret, options.staticToken],
   });
+  // Staging-area traffic has its own pools: other hosts, parallel parts, no FirecREST token.
+  const s3 = new S3Http({ logger: options.logger ?? silentLogger, caFile: profile.caFile, insecureSkipTlsVerify: profile.insecureSkipTlsVerify, userAgent: options.userAgent });
   try {
     const tokens = createTokenSource(options, transport, events);
     const http = new ApiHttp(transport, tokens, {
@@ -73,9 +72,9 @@ export async function createClient(options: ClientOptions, events: ClientEvents 
       events,
     });
     const version = profile.apiVersion === 'auto' ? await detectApiVersion(http) : profile.apiVersion;
-    return asClient(adapterFor(version, profile)(http), profile, transport, http, options);
+    return asClient(adapterFor(version, profile)(http, s3), profile, transport, http, s3, options);
   } catch (e) {
-    await transport.close();
+    await Promise.all([transport.close(), s3.close()]);
     throw e;
   }
 }

@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { NotFoundError, type FirecrestClient, type Progress, type V1Extras } from '../../src/core/index';
+import { FirecrestError, NotFoundError, type FirecrestClient, type Progress, type V1Extras } from '../../src/core/index';
 import { client, scratchDir, t } from './support';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -52,6 +52,19 @@ void describe('v1 external transfers', { skip: t.apiVersion !== 'v1' ? 'runs wit
     assert.equal(sha(await readFile(target)), sha(data));
     const routed = await c.transfers.downloadFile(S, `${dir}/big.bin`, join(local, 'routed.bin'));
     assert.equal(routed.route, 'staged', 'above the 1 MiB direct limit');
+  });
+
+  void it('client.transfers uploads above the direct limit through the presigned form, from a file and from memory, verified', async () => {
+    const seen: Progress[] = [];
+    const r = await c.transfers.uploadFile(S, join(local, 'big.bin'), `${dir}/up.bin`, { onProgress: (p) => seen.push(p) });
+    assert.deepEqual([r.route, r.verified, r.bytes], ['staged', true, data.length]);
+    assert.equal((await c.checksum(S, `${dir}/up.bin`)).checksum, sha(data));
+    assert.ok(seen.some((p) => p.phase === 'uploading' && p.bytesDone === data.length), 'upload progress reaches the total');
+    const mem = data.slice().reverse();
+    const m = await c.transfers.uploadBytes(S, mem, `${dir}/mem.bin`);
+    assert.deepEqual([m.route, m.verified], ['staged', true]);
+    assert.equal((await c.checksum(S, `${dir}/mem.bin`)).checksum, sha(mem));
+    await assert.rejects(c.transfers.uploadBytes(S, mem, `${dir}/no-such-dir/mem.bin`), FirecrestError, 'a missing folder is refused');
   });
 
   void it('externalDownload hands out a presigned URL that invalidate removes', async () => {

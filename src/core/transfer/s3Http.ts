@@ -106,6 +106,23 @@ export class S3Http {
     return etag;
   }
 
+  /**
+   * Sends one whole streamed body of `length` bytes (API v1's presigned form POST, or its s3v2
+   * PUT); resolves the answer's text.
+   */
+  async sendWhole(method: 'PUT' | 'POST', url: string, contentType: string, body: AsyncIterable<Uint8Array>, length: number, signal: AbortSignal | undefined, what: string): Promise<string> {
+    const stream = Readable.from(body, { objectMode: false });
+    let res;
+    try {
+      res = await this.send(method, url, { 'content-length': String(length), 'content-type': contentType }, stream, signal, what);
+    } finally {
+      if (!stream.readableEnded) stream.destroy();
+    }
+    const text = await res.body.text();
+    if (res.statusCode >= 300) throw typed(res.statusCode, text, what);
+    return text;
+  }
+
   /** POSTs a small document (CompleteMultipartUpload); resolves the answer's text. */
   async post(url: string, xml: string, signal: AbortSignal | undefined, what: string): Promise<string> {
     const res = await this.send('POST', url, { 'content-type': 'application/xml' }, xml, signal, what);

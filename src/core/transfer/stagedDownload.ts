@@ -78,6 +78,7 @@ export async function stagedDownload(deps: TransferDeps, system: string, remoteP
       });
       await pipeline(res.body, counter, createWriteStream(temp, written > 0 ? { flags: 'r+', start: written, highWaterMark: 4 << 20 } : { flags: 'w', highWaterMark: 4 << 20 }));
       if (total !== undefined && written !== total) throw new S3Error(`download: the stream ended at byte ${written} of ${total}`, true);
+      await deps.staging.finishDownload?.(ticket).catch((e: unknown) => logger.debug(`Dropping the staged copy of ${system}:${remotePath} failed: ${e instanceof Error ? e.message : String(e)}`));
       return { bytes: written, sha256: hash.digest('hex') };
     } catch (e) {
       if (signal?.aborted) throw new CancelledError('Download cancelled', { cause: e });

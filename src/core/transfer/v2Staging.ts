@@ -4,11 +4,13 @@
  * snake_case before, and the top-level fallbacks the official client accepts).
  */
 import { z } from 'zod';
+import type { TransferOptions } from '../api';
 import { MalformedResponseError } from '../errors';
 import type { ApiHttp } from '../http/apiHttp';
 import type { TransferJob } from '../model';
 import { parseBody } from '../v2/parse';
 import { TransferJobW } from '../v2/wire';
+import type { UploadSource } from './uploadSource';
 
 /** A staged upload the server opened: where the parts go and the job that takes the file over. */
 export interface StagedUploadTicket {
@@ -24,10 +26,17 @@ export interface StagedDownloadTicket {
   downloadUrl: string;
 }
 
-/** How staged transfers are requested from one API generation (v1 xfer-external would be another). */
+/** How staged transfers are requested from one API generation (v2 transfer/*, v1 xfer-external). */
 export interface StagingRoutes {
   startUpload(system: string, remotePath: string, fileSize: number, o: { account?: string; signal?: AbortSignal }): Promise<StagedUploadTicket>;
   startDownload(system: string, remotePath: string, o: { account?: string; signal?: AbortSignal }): Promise<StagedDownloadTicket>;
+  /**
+   * A staged upload in one piece (API v1: one presigned form, no parts, no resume). When present
+   * it replaces the multipart flow; resolves once the file is in place.
+   */
+  uploadWhole?(system: string, source: UploadSource, remotePath: string, o: TransferOptions): Promise<void>;
+  /** Drops the staged copy once a download has been read (v1 `invalidate`); failures are the caller's to ignore. */
+  finishDownload?(ticket: StagedDownloadTicket): Promise<void>;
 }
 
 const Loose = z.record(z.string(), z.unknown());

@@ -1,18 +1,22 @@
 /**
  * v1 external transfers (§2.6.2, §2.7.5) as the staging seam of `core/transfer`. Download:
  * `xfer-external/download`, task 116 → 117 with `data.url` (a presigned GET the shared staged
- * download then streams). Upload: `xfer-external/upload`, task 110 → 111 with a presigned POST
- * form in `data.msg.parameters`, the file posted there, then 112 → 113 → 114 (115 = failed).
- * The multipart-parts ticket of the seam does not fit v1's one-form upload, so uploads have their
- * own entry point (`upload`), reached through `V1Extras.externalUpload`.
+ * download then streams; the staged copy is invalidated once read). Upload: `xfer-external/upload`,
+ * task 110 → 111 with a presigned form in `data.msg.parameters`, the file streamed there through
+ * the client's S3 pools (its CA/TLS settings), then 112 → 113 → 114 (115 = failed). v1 has no
+ * multipart ticket, so the seam's one-piece `uploadWhole` carries uploads.
  */
-import { openAsBlob } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { basename, posix } from 'node:path';
-import { FormData, fetch } from 'undici';
 import type { CallOptions, TransferOptions } from '../api';
-import { CancelledError, MalformedResponseError, NotSupportedError, ServerError } from '../errors';
+import { CancelledError, isCancellation, MalformedResponseError, NotSupportedError } from '../errors';
 import type { ApiHttp } from '../http/apiHttp';
-import type { UploadSource } from '../transfer/uploadSource';
+import { backoffMs } from '../http/retryAfter';
+import { sleep } from '../http/sleep';
+import { ProgressMeter } from '../transfer/progressMeter';
+import type { S3Http } from '../transfer/s3Http';
+import { isRetryable } from '../transfer/transferDeps';
+import { fileSource, type UploadSource } from '../transfer/uploadSource';
 import type { StagedDownloadTicket, StagedUploadTicket, StagingRoutes } from '../transfer/v2Staging';
 import { Tasks } from './tasks';
 import { V1Http } from './v1Http';
@@ -25,18 +29,32 @@ function scalar(v: unknown): string {
   return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : JSON.stringify(v);
 }
 
-/** `StagingRoutes` of API v1, plus the v1 upload flow. */
+/** A form field name or file name inside a quoted Content-Disposition parameter (HTML's escaping). */
+const quoted = (s: string): string => s.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
+
+/** A multipart/form-data body around `source`: fields first, then the file part `file`. */
+function formAround(fields: Record<string, string>, name: string, source: UploadSource): { contentType: string; length: number; head: Buffer; tail: Buffer } {
+  const boundary = `----firecrest-vscode-${randomBytes(12).toString('hex')}`;
+  const parts = Object.entries(fields).map(([k, v]) => `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(k)}"\r\n\r\n${v}\r\n`);
+  parts.push(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${quoted(name)}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(parts.join(''), 'utf8');
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`, 'utf8');
+  return { contentType: `multipart/form-data; boundary=${boundary}`, length: head.length + source.size + tail.length, head, tail };
+}
+
+/** `StagingRoutes` of API v1, with the one-piece upload. */
 export class V1Staging implements StagingRoutes {
   private readonly v1: V1Http;
   private readonly tasks: Tasks;
 
-  constructor(http: ApiHttp) {
+  /** `s3` carries the staging-area traffic (the client's pools, CA file and TLS settings). */
+  constructor(http: ApiHttp, private readonly s3: S3Http) {
     this.v1 = new V1Http(http);
     this.tasks = new Tasks(this.v1);
   }
 
   startUpload(): Promise<StagedUploadTicket> {
-    return Promise.reject(new NotSupportedError('API v1 stages uploads through one presigned form, not in parts: use externalUpload'));
+    return Promise.reject(new NotSupportedError('API v1 stages uploads through one presigned form, not in parts: use uploadWhole'));
   }
 
   /**
@@ -54,64 +72,73 @@ export class V1Staging implements StagingRoutes {
     return { transferJob: { jobId: '', system: task.system ?? system, taskId }, downloadUrl: url };
   }
 
+  /** Invalidates the staged copy of a download that has been read. */
+  async finishDownload(ticket: StagedDownloadTicket): Promise<void> {
+    if (ticket.transferJob.taskId) await this.invalidate(ticket.transferJob.taskId);
+  }
+
   /** Deletes the staged copy of a finished download. */
   async invalidate(taskId: string, o?: CallOptions): Promise<void> {
     await this.v1.send('POST', '/storage/xfer-external/invalidate', { headers: { 'x-task-id': taskId }, expect: [201], call: o });
   }
 
   /** Uploads a local file to `remotePath` (a directory or a file path); resolves with the task id once placed (114). */
-  upload(system: string, localPath: string, remotePath: string, o: TransferOptions = {}): Promise<string> {
-    return this.send(system, basename(localPath), () => openAsBlob(localPath), remotePath, o);
+  async upload(system: string, localPath: string, remotePath: string, o: TransferOptions = {}): Promise<string> {
+    return this.send(system, basename(localPath), await fileSource(localPath), remotePath, o);
   }
 
-  /**
-   * The staged-upload entry point for `core/transfer` (an `UploadSource` to the full target file
-   * path), for when the seam learns a one-shot upload next to its multipart one.
-   */
-  uploadSource(system: string, source: UploadSource, remotePath: string, o: TransferOptions = {}): Promise<string> {
-    const blob = async (): Promise<Blob> => {
-      if (source.identity.path) return openAsBlob(source.identity.path);
-      const chunks: Uint8Array[] = [];
-      for await (const c of source.range(0, source.size)) chunks.push(c);
-      return new Blob(chunks);
-    };
-    return this.send(system, posix.basename(remotePath), blob, remotePath, o);
+  /** The seam's one-piece upload: `source` to the full target file path `remotePath`. */
+  async uploadWhole(system: string, source: UploadSource, remotePath: string, o: TransferOptions = {}): Promise<void> {
+    await this.send(system, posix.basename(remotePath), source, remotePath, o);
   }
 
-  private async send(system: string, name: string, blob: () => Promise<Blob>, remotePath: string, o: TransferOptions): Promise<string> {
+  private async send(system: string, name: string, source: UploadSource, remotePath: string, o: TransferOptions): Promise<string> {
     const route = '/storage/xfer-external/upload';
+    o.onProgress?.({ phase: 'staging', bytesDone: 0, bytesTotal: source.size, message: 'Requesting a staged upload' });
     const res = await this.v1.send('POST', route, { machine: system, fields: { sourcePath: name, targetPath: remotePath }, expect: [201], call: { signal: o.signal } });
     const taskId = Tasks.created(res, `POST ${route}`);
     const ready = await this.tasks.wait(taskId, { signal: o.signal, onProgress: o.onProgress, until: (s) => s >= 111 });
-    const p = rec(rec(rec(ready.data).msg).parameters);
-    if (ready.status === 111) await this.post(p, name, await blob(), taskId, o);
+    if (ready.status === 111) await this.post(rec(rec(rec(ready.data).msg).parameters), name, source, taskId, o);
     await this.tasks.wait(taskId, { signal: o.signal, onProgress: o.onProgress, until: (s) => s === 114 || s === 200, overallTimeoutMs: 24 * 3600_000 });
     return taskId;
   }
 
-  /** The presigned form of `parameters`: fields first, then the file part `file` (s3v4, swift) or a raw PUT (s3v2). */
-  private async post(p: Record<string, unknown>, name: string, blob: Blob, taskId: string, o: TransferOptions): Promise<void> {
+  /**
+   * The presigned form of `parameters`, streamed: fields first, then the file part `file` (s3v4,
+   * swift), or the bytes alone (s3v2 PUT). Sent again from the start when the staging area drops
+   * it or answers 5xx (the form stays valid until it expires).
+   */
+  private async post(p: Record<string, unknown>, name: string, source: UploadSource, taskId: string, o: TransferOptions): Promise<void> {
     if (typeof p.url !== 'string') throw new MalformedResponseError(`Task ${taskId} at 111 has no upload URL in data.msg.parameters`, { route: 'GET /tasks/{id}' });
     const url = new URL(p.url);
     for (const [k, v] of Object.entries(rec(p.params))) url.searchParams.set(k, scalar(v));
-    o.onProgress?.({ phase: 'uploading', bytesDone: 0, bytesTotal: blob.size });
     const method = (typeof p.method === 'string' ? p.method : 'POST').toUpperCase();
-    let body: FormData | Blob = blob;
-    if (method === 'POST') {
-      const form = new FormData();
-      for (const [k, v] of Object.entries(rec(p.data))) form.append(k, scalar(v));
-      form.append('file', blob, name);
-      body = form;
+    if (method !== 'POST' && method !== 'PUT') throw new MalformedResponseError(`Task ${taskId} asks for an upload by ${method}`, { route: 'GET /tasks/{id}' });
+    const fields = Object.fromEntries(Object.entries(rec(p.data)).map(([k, v]) => [k, scalar(v)]));
+    const form = method === 'POST' ? formAround(fields, name, source) : undefined;
+    const meter = new ProgressMeter(source.size, 1, o.onProgress, 'uploading');
+    const attempts = 5;
+    for (let attempt = 1; ; attempt++) {
+      let sent = 0;
+      const body = async function* (): AsyncGenerator<Uint8Array> {
+        if (form) yield form.head;
+        for await (const chunk of source.range(0, source.size)) {
+          sent += chunk.length;
+          meter.add(chunk.length);
+          yield chunk;
+        }
+        if (form) yield form.tail;
+      };
+      try {
+        await this.s3.sendWhole(method, url.toString(), form?.contentType ?? 'application/octet-stream', body(), form?.length ?? source.size, o.signal, `upload of ${name}`);
+        meter.partDone();
+        return;
+      } catch (e) {
+        meter.add(-sent);
+        if (o.signal?.aborted) throw new CancelledError('Upload cancelled', { cause: e });
+        if (isCancellation(e) || !isRetryable(e) || attempt >= attempts) throw e;
+        await sleep(backoffMs(attempt - 1, 500, 8000), o.signal);
+      }
     }
-    let answer;
-    try {
-      answer = await fetch(url, { method, body, signal: o.signal });
-    } catch (e) {
-      if (o.signal?.aborted) throw new CancelledError();
-      throw new ServerError(`Upload to the staging area failed: ${(e as Error).message}`, { cause: e });
-    }
-    const text = await answer.text();
-    if (answer.status >= 300) throw new ServerError(`The staging area refused the upload (HTTP ${answer.status}): ${text.replace(/\s+/g, ' ').slice(0, 200)}`, { status: answer.status });
-    o.onProgress?.({ phase: 'uploading', bytesDone: blob.size, bytesTotal: blob.size });
   }
 }

@@ -5,6 +5,7 @@ import type {
 } from '../api';
 import { NotFoundError, NotSupportedError, ServerError, TimeoutError } from '../errors';
 import type { ApiHttp } from '../http/apiHttp';
+import type { S3Http } from '../transfer/s3Http';
 import { sleep } from '../http/sleep';
 import type { Checksum, ComputeNode, FileContent, FileEntry, FileStat, Job, JobMetadata, JobSubmission, Partition, Reservation, System, TransferJob, UserInfo } from '../model';
 import { ComputeRoutes } from './compute';
@@ -39,9 +40,11 @@ export class V1Api implements FirecrestApi, V1Extras {
   private readonly storage: StorageRoutes;
   private readonly rsv: ReservationRoutes;
   private readonly taskRoutes: Tasks;
-  private readonly external: V1Staging;
+  /** The staged transfers of this connection (`StagingRoutes` of `core/transfer`). */
+  readonly staging: V1Staging;
 
-  constructor(http: ApiHttp) {
+  /** `s3` carries the staging-area traffic (the client's S3 pools and TLS settings). */
+  constructor(http: ApiHttp, s3: S3Http) {
     const v1 = new V1Http(http);
     this.taskRoutes = new Tasks(v1);
     this.status = new StatusRoutes(v1);
@@ -49,7 +52,7 @@ export class V1Api implements FirecrestApi, V1Extras {
     this.compute = new ComputeRoutes(v1, this.taskRoutes);
     this.storage = new StorageRoutes(v1, this.taskRoutes);
     this.rsv = new ReservationRoutes(v1);
-    this.external = new V1Staging(http);
+    this.staging = new V1Staging(http, s3);
   }
 
   serverVersion(o?: CallOptions): Promise<string | undefined> { return this.status.version(o); }
@@ -192,10 +195,10 @@ export class V1Api implements FirecrestApi, V1Extras {
   reservationsUpdate(system: string, name: string, r: V1ReservationRequest, o?: CallOptions): Promise<void> { return this.rsv.update(system, name, r, o); }
   reservationsDelete(system: string, name: string, o?: CallOptions): Promise<void> { return this.rsv.remove(system, name, o); }
   internalTransfer(system: string, kind: V1InternalTransferKind, t: V1InternalTransferOptions, o?: CallOptions): Promise<TransferJob> { return this.storage.internal(system, kind, t, o); }
-  externalUpload(system: string, localPath: string, remotePath: string, o?: TransferOptions): Promise<string> { return this.external.upload(system, localPath, remotePath, o); }
+  externalUpload(system: string, localPath: string, remotePath: string, o?: TransferOptions): Promise<string> { return this.staging.upload(system, localPath, remotePath, o); }
   async externalDownload(system: string, remotePath: string, o: TransferOptions = {}): Promise<{ url: string; taskId: string }> {
-    const t = await this.external.startDownload(system, remotePath, o);
+    const t = await this.staging.startDownload(system, remotePath, o);
     return { url: t.downloadUrl, taskId: t.transferJob.taskId ?? '' };
   }
-  invalidateDownload(taskId: string, o?: CallOptions): Promise<void> { return this.external.invalidate(taskId, o); }
+  invalidateDownload(taskId: string, o?: CallOptions): Promise<void> { return this.staging.invalidate(taskId, o); }
 }
