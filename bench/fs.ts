@@ -2,11 +2,16 @@
  * `npm run bench:fs`: what the remote file system costs, counted by the gateway (`/_admin/stats`).
  * Drives the provider's vscode-free core (src/fs/remoteFileSystem.ts) the way VS Code does:
  *  - expanding a folder = stat(folder) + readDirectory(folder) + stat(child) for every child, with
- *    the parent's listing already known (it is: the parent is on screen) — 1,000 and 10,000 entries;
+ *    the parent's listing already known (it is: the parent is on screen) — 1,000 and 10,000 entries,
+ *    timed against the raw `GET ops/ls` of the same folder (own keep-alive pool, bearer token,
+ *    JSON-parsed): interleaved pairs in ABBA order after warm-up pairs, medians and quartiles
+ *    (BENCH_REPS_1K / BENCH_REPS_10K pairs; run with --expose-gc to collect before each sample);
  *  - opening a file = stat + readFile, 20 small files;
  *  - an idle Explorer with nothing visible (window unfocused / nothing watched) for BENCH_IDLE_S s.
  * Prints a table; needs the local gateway (run through scripts/with-gateway.mjs).
  */
+import { availableParallelism, loadavg } from 'node:os';
+import { Pool, request } from 'undici';
 import { createClient } from '../src/core/createClient';
 import type { FirecrestClient } from '../src/core/client';
 import { FirecrestUri } from '../src/core/uri';
@@ -44,38 +49,109 @@ async function makeFolder(client: FirecrestClient, base: FirecrestUri, name: str
   return base.joinPath(name);
 }
 
-function median(xs: number[]): number {
+function quantile(xs: number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
+  const i = (s.length - 1) * q;
+  const lo = Math.floor(i);
+  return s[lo] + (s[Math.ceil(i)] - s[lo]) * (i - lo);
 }
 
-async function expand(client: FirecrestClient, dir: FirecrestUri, runs = 5): Promise<{ requests: number; ms: number; rawMs: number; entries: number }> {
-  const times: number[] = [];
-  const raws: number[] = [];
+async function rawToken(): Promise<string> {
+  const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: t.clientId, client_secret: t.clientSecret });
+  const res = await request(t.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
+  return ((await res.body.json()) as { access_token: string }).access_token;
+}
+
+/**
+ * The baseline: the same `GET ops/ls` (same query) over a keep-alive pool of its own, with the same
+ * bearer token scheme, the body read and JSON-parsed. Nothing else.
+ */
+function rawLister(): { ls: (dir: FirecrestUri) => Promise<number>; close: () => Promise<void> } {
+  const base = new URL(t.url);
+  const pool = new Pool(base.origin, { connections: 16, keepAliveTimeout: 30_000 });
+  const prefix = base.pathname.replace(/\/+$/, '');
+  let token: string | undefined;
+  let tokenAt = 0;
+  return {
+    ls: async (dir) => {
+      // Renewed every minute, outside the timed part (see expand()).
+      if (!token || Date.now() - tokenAt > 60_000) {
+        token = await rawToken();
+        tokenAt = Date.now();
+      }
+      const q = new URLSearchParams({ path: dir.path, showHidden: 'true', recursive: 'false', numericUid: 'false', dereference: 'false' });
+      const t0 = performance.now();
+      const res = await pool.request({ method: 'GET', path: `${prefix}/filesystem/${encodeURIComponent(dir.system)}/ops/ls?${q.toString()}`, headers: { authorization: `Bearer ${token}`, accept: 'application/json' } });
+      const body = JSON.parse(await res.body.text()) as { output: unknown[] };
+      const ms = performance.now() - t0;
+      if (res.statusCode !== 200 || !Array.isArray(body.output)) throw new Error(`raw ls ${dir.path}: ${res.statusCode}`);
+      return ms;
+    },
+    close: () => pool.close(),
+  };
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/** Expanding `dir` the way VS Code does, through a fresh provider whose parent listing is known. */
+async function clientExpand(client: FirecrestClient, dir: FirecrestUri): Promise<{ ms: number; entries: number; requests: number }> {
+  const fs = newFs(client);
+  await fs.list(dir.dirname); // the parent is on screen already
+  await resetStats();
+  gc?.();
+  const t0 = performance.now();
+  await fs.stat(dir);
+  const children = await fs.readDirectory(dir);
+  // VS Code hands over one URI per child; parsing it is what the adapter does (FirecrestUri.from).
+  await Promise.all(children.map(([name]) => fs.stat(dir.with({ path: `${dir.path}/${name}` }))));
+  const ms = performance.now() - t0;
+  return { ms, entries: children.length, requests: (await stats()).requests };
+}
+
+interface ExpandResult {
+  entries: number;
+  requests: number;
+  reps: number;
+  client: { p25: number; p50: number; p75: number };
+  raw: { p25: number; p50: number; p75: number };
+  /** Per pair client/raw: quartiles. */
+  ratio: { p25: number; p50: number; p75: number };
+}
+
+/**
+ * Interleaved pairs (ABBA order, so neither side always runs first on a warm connection), after
+ * `warmup` untimed pairs; medians and quartiles of each side and of the per-pair ratio.
+ */
+async function expand(client: FirecrestClient, raw: ReturnType<typeof rawLister>, dir: FirecrestUri, reps: number, warmup = 3): Promise<ExpandResult> {
+  const cs: number[] = [];
+  const rs: number[] = [];
   let requests = 0;
   let entries = 0;
-  for (let i = 0; i < runs; i++) {
-    const fs = newFs(client);
-    await fs.list(dir.dirname); // the parent is on screen already
-    await resetStats();
-    const t0 = performance.now();
-    await fs.stat(dir);
-    const children = await fs.readDirectory(dir);
-    const tl = performance.now();
-    // VS Code hands over one URI per child; parsing it is what the adapter does (FirecrestUri.from).
-    await Promise.all(children.map(([name]) => fs.stat(dir.with({ path: `${dir.path}/${name}` }))));
-    times.push(performance.now() - t0);
-    if (process.env.BENCH_VERBOSE) console.error(`list ${(tl - t0).toFixed(1)} ms, stats ${(performance.now() - tl).toFixed(1)} ms`);
-    requests = Math.max(requests, (await stats()).requests);
-    entries = children.length;
-    const r0 = performance.now();
-    await client.list(dir.system, dir.path, { showHidden: true });
-    raws.push(performance.now() - r0);
+  for (let i = 0; i < warmup + reps; i++) {
+    const rawFirst = i % 4 === 0 || i % 4 === 3;
+    let r = 0;
+    if (rawFirst) {
+      gc?.();
+      r = await raw.ls(dir);
+    }
+    const c = await clientExpand(client, dir);
+    if (!rawFirst) {
+      gc?.();
+      r = await raw.ls(dir);
+    }
+    if (i < warmup) continue;
+    cs.push(c.ms);
+    rs.push(r);
+    requests = Math.max(requests, c.requests);
+    entries = c.entries;
   }
-  return { requests, ms: median(times), rawMs: median(raws), entries };
+  const q = (xs: number[]) => ({ p25: quantile(xs, 0.25), p50: quantile(xs, 0.5), p75: quantile(xs, 0.75) });
+  return { entries, requests, reps, client: q(cs), raw: q(rs), ratio: q(cs.map((c, i) => c / rs[i])) };
 }
 
 async function main(): Promise<void> {
+  const load0 = loadavg();
+  const cpus = availableParallelism();
   const client = await createClient({
     profile: { name: 'bench', url: t.url, apiVersion: 'v2', tokenUrl: t.tokenUrl, clientId: t.clientId },
     clientSecret: t.clientSecret,
@@ -94,9 +170,22 @@ async function main(): Promise<void> {
       ...range(20).map((i) => ({ name: `small/s${i}.txt`, data: new TextEncoder().encode(`file ${i}\n`.repeat(20)) })),
     ]);
 
-    for (const dir of [d1k, d10k]) {
-      const r = await expand(client, dir);
-      rows.push([`expand folder of ${r.entries} entries`, `${r.requests}`, '1', `${r.ms.toFixed(0)} ms (raw ls ${r.rawMs.toFixed(0)} ms, ${(r.ms / r.rawMs).toFixed(2)}x)`, '<= 1.2x raw ls']);
+    const raw = rawLister();
+    try {
+      for (const [dir, reps] of [[d1k, Number(process.env.BENCH_REPS_1K ?? 61)], [d10k, Number(process.env.BENCH_REPS_10K ?? 41)]] as const) {
+        const r = await expand(client, raw, dir, reps);
+        const ms = (x: number) => x.toFixed(x < 100 ? 1 : 0);
+        rows.push([
+          `expand folder of ${r.entries} entries (${r.reps} pairs)`,
+          `${r.requests}`,
+          '1',
+          `client ${ms(r.client.p50)} ms [${ms(r.client.p25)}-${ms(r.client.p75)}], raw ls ${ms(r.raw.p50)} ms [${ms(r.raw.p25)}-${ms(r.raw.p75)}]; ` +
+            `ratio ${r.ratio.p50.toFixed(2)}x [${r.ratio.p25.toFixed(2)}-${r.ratio.p75.toFixed(2)}]`,
+          '<= 1.2x raw ls',
+        ]);
+      }
+    } finally {
+      await raw.close();
     }
 
     {
@@ -136,6 +225,7 @@ async function main(): Promise<void> {
     await client.remove(t.system, base.path).catch(() => undefined);
     await client.dispose();
   }
+  console.log(`load average ${load0.map((x) => x.toFixed(2)).join(' ')} at the start, ${loadavg().map((x) => x.toFixed(2)).join(' ')} at the end (${cpus} cores)${gc ? '' : '; run with --expose-gc for steadier figures'}`);
   const head = ['scenario', 'requests', 'target', 'measured', 'goal'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i])).join(' | ');
