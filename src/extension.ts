@@ -8,11 +8,13 @@ import { registerConnectionCommands } from './commands/connection/index';
 import { registerJobCommands } from './commands/jobs/index';
 import { registerSystemsCommands } from './commands/systems/index';
 import { registerFileCommands } from './commands/files/index';
+import { registerV1Commands } from './commands/v1/index';
 import type { FirecrestExtensionApi } from './common/api';
 import { BOOTSTRAP_ENV, importBootstrap } from './common/bootstrap';
 import { createClientFactory } from './common/clientFactory';
 import { Connections } from './common/connections';
 import { ConnectionContextKeys } from './common/contextKeys';
+import { loadedBundles } from './common/lazyBundles';
 import { OutputLog } from './common/log';
 import type { ExtensionServices } from './common/services';
 import { ConnectionStatusBar } from './common/statusBar';
@@ -48,22 +50,26 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   const systemsView = new SystemsView(services);
   const jobsView = new JobsView(services);
   context.subscriptions.push(systemsView, jobsView, registerSystemsCommands(services, systemsView), registerJobCommands(services, jobsView));
+  context.subscriptions.push(registerV1Commands(services, systemsView, jobsView));
   // Large transfers (editor saves, upload/download commands) are published for a Transfers list.
   const transferEvents = new TransferEvents();
   context.subscriptions.push(transferEvents);
   // Remote files: the provider's refresh goes to the file commands (they may not import src/fs).
   const remoteFiles = registerFileSystem(services, stagedLargeFiles(connections, transferEvents));
-  context.subscriptions.push(remoteFiles, registerFileCommands(services, remoteFiles, { events: transferEvents, resume: new UploadResumeStore(context.globalState) }));
+  context.subscriptions.push(remoteFiles, registerFileCommands(services, remoteFiles, { events: transferEvents, resume: new UploadResumeStore(context.globalState, context.secrets) }));
   context.subscriptions.push(registerSbatch(services));
   context.subscriptions.push(registerAccounting(services));
 
   const activationMs = performance.now() - started;
-  log.debug(`activated in ${activationMs.toFixed(1)} ms`);
+  // The client, the accounting panel and zod are bundles of their own that nothing above may load.
+  const bundlesAtActivation = loadedBundles();
+  log.debug(`activated in ${activationMs.toFixed(1)} ms (${bundlesAtActivation.join(', ')})`);
   const ready = startUp(connections);
   return {
     connections,
     statusBarText: () => statusBar.text,
     activationMs,
+    bundlesAtActivation,
     ready,
     importBootstrap: (file) => importBootstrap(file, connections, log.withTag('bootstrap')),
     logUri: context.logUri,

@@ -15,10 +15,15 @@ export const ContextKeys = {
   connected: 'firecrest.connected',
   /** More than one profile (URIs and trees then show the profile). */
   multiProfile: 'firecrest.multiProfile',
+  /** A connected profile speaks API v1 with its extras (reservations, internal transfers, tasks). */
+  v1Connected: 'firecrest.v1Connected',
+  /** A connected profile can run commands inside jobs (API v2 attach). */
+  attachAvailable: 'firecrest.attachAvailable',
 } as const;
 
 export class ConnectionContextKeys extends Disposable {
   private last = '';
+  private seq = 0;
 
   constructor(private readonly connections: ConnectionService) {
     super();
@@ -27,13 +32,23 @@ export class ConnectionContextKeys extends Disposable {
   }
 
   private update(): void {
+    void this.updateAsync();
+  }
+
+  private async updateAsync(): Promise<void> {
+    const seq = ++this.seq;
     const all = this.connections.connections();
+    // Only connected profiles: their client exists, so asking for it costs no request.
+    const clients = await Promise.all(all.filter((c) => c.state === 'connected').map((c) => this.connections.client(c.profile.name).catch(() => undefined)));
     const values = {
       [ContextKeys.hasConnections]: all.length > 0,
       [ContextKeys.signedIn]: all.some((c) => c.state !== 'signed-out'),
       [ContextKeys.connected]: all.some((c) => c.state === 'connected'),
       [ContextKeys.multiProfile]: all.length > 1,
+      [ContextKeys.v1Connected]: clients.some((c) => c?.apiVersion === 'v1' && (c.capabilities.tasks || c.capabilities.reservationsManagement)),
+      [ContextKeys.attachAvailable]: clients.some((c) => c?.capabilities.attach === true),
     };
+    if (seq !== this.seq) return;
     // setContext is an IPC round trip: only send when something changed.
     const key = JSON.stringify(values);
     if (key === this.last) return;

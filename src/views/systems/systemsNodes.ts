@@ -9,11 +9,11 @@ export type Category = 'partitions' | 'nodes' | 'reservations' | 'filesystems' |
 export type SystemsNode =
   | { kind: 'connection'; profile: string; signedIn: boolean }
   | { kind: 'system'; profile: string; system: System }
-  | { kind: 'category'; profile: string; system: System; category: Category }
+  | { kind: 'category'; profile: string; system: System; category: Category; manage?: boolean }
   | { kind: 'partition'; profile: string; system: string; partition: Partition }
   | { kind: 'nodeState'; profile: string; system: string; state: string; nodes: ComputeNode[] }
   | { kind: 'computeNode'; profile: string; system: string; node: ComputeNode }
-  | { kind: 'reservation'; profile: string; system: string; reservation: Reservation }
+  | { kind: 'reservation'; profile: string; system: string; reservation: Reservation; manage?: boolean }
   | { kind: 'filesystem'; profile: string; system: string; fs: FileSystemInfo }
   | { kind: 'info'; id: string; label: string; description?: string; icon: string }
   | { kind: 'error'; id: string; profile: string; system?: string; what: string; error: unknown };
@@ -54,7 +54,8 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
     case 'category':
       item = new vscode.TreeItem(CATEGORY[n.category].label, Collapsed);
       item.iconPath = icon(CATEGORY[n.category].icon);
-      item.contextValue = `;category;${n.category};`;
+      // `manage;`: the connection can create, update and delete reservations (API v1).
+      item.contextValue = `;category;${n.category};${n.manage ? 'manage;' : ''}`;
       item.id = `k/${n.profile}/${n.system.name}/${n.category}`;
       return item;
     case 'partition':
@@ -87,7 +88,7 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       item.description = reservationDescription(n.reservation);
       item.iconPath = soon ? icon('warning', 'list.warningForeground') : icon('calendar');
       item.tooltip = md(reservationTooltip(n.reservation));
-      item.contextValue = `;reservation;${soon ? 'maintenance;' : ''}`;
+      item.contextValue = `;reservation;${soon ? 'maintenance;' : ''}${n.manage ? 'manage;' : ''}`;
       item.id = `r/${n.profile}/${n.system}/${n.reservation.name}`;
       return item;
     }

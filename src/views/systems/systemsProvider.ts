@@ -32,10 +32,12 @@ export class SystemsProvider implements vscode.TreeDataProvider<SystemsNode>, vs
     switch (n.kind) {
       case 'connection':
         return this.systemNodes(n.profile);
-      case 'system':
-        return CATEGORIES.map((category) => ({ kind: 'category', profile: n.profile, system: n.system, category }));
+      case 'system': {
+        const manage = await this.canManageReservations(n.profile);
+        return CATEGORIES.map((category) => ({ kind: 'category', profile: n.profile, system: n.system, category, manage: category === 'reservations' && manage }));
+      }
       case 'category':
-        return this.categoryChildren(n.profile, n.system, n.category);
+        return this.categoryChildren(n.profile, n.system, n.category, n.manage);
       case 'nodeState':
         return n.nodes.map((node) => ({ kind: 'computeNode', profile: n.profile, system: n.system, node }));
       default:
@@ -53,7 +55,13 @@ export class SystemsProvider implements vscode.TreeDataProvider<SystemsNode>, vs
     }
   }
 
-  private async categoryChildren(profile: string, system: System, category: (typeof CATEGORIES)[number]): Promise<SystemsNode[]> {
+  /** API v1 connections with the reservations service (their menus offer create/update/delete). */
+  private async canManageReservations(profile: string): Promise<boolean> {
+    const client = await this.model.connections.client(profile).catch(() => undefined);
+    return client?.apiVersion === 'v1' && client.capabilities.reservationsManagement;
+  }
+
+  private async categoryChildren(profile: string, system: System, category: (typeof CATEGORIES)[number], manage = false): Promise<SystemsNode[]> {
     const name = system.name;
     const base = { profile, system: name };
     const fail = (what: string, error: unknown): SystemsNode[] => [{ kind: 'error', id: `e/${profile}/${name}/${category}`, profile, system: name, what, error }];
@@ -71,7 +79,7 @@ export class SystemsProvider implements vscode.TreeDataProvider<SystemsNode>, vs
       case 'reservations':
         try {
           const res = await this.model.fetch(profile, name, 'reservations', (c) => c.reservations(name));
-          return res.length ? res.map((reservation) => ({ kind: 'reservation', ...base, reservation })) : empty('No reservations');
+          return res.length ? res.map((reservation) => ({ kind: 'reservation', ...base, reservation, manage })) : empty('No reservations');
         } catch (e) {
           return fail('reservations', e);
         }

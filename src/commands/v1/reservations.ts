@@ -1,0 +1,127 @@
+/**
+ * Create, update and delete reservations through the v1 reservations service, from the Systems
+ * tree (Reservations group and reservation nodes of v1 connections) or the palette. The forms check
+ * what the server checks; when the scheduler still refuses, its text is what the user sees.
+ */
+import * as vscode from 'vscode';
+import type { V1ReservationRequest } from '../../core/api';
+import type { Reservation } from '../../core/model';
+import type { ExtensionServices } from '../../common/services';
+import type { SystemsViewControl } from '../../common/viewControls';
+import { argRecord, runForm, type FormField } from './form';
+import { checkEnd, checkName, checkNodeCount, checkStart, formatLocalTime } from './rules';
+import { pickSystem, v1Client, type V1Client } from './v1Client';
+
+export interface ReservationResult {
+  profile: string;
+  system: string;
+  name: string;
+}
+
+const HOUR = 3_600_000;
+
+function scheduleFields(defaults: { nodes?: string; nodeType?: string; start: string; end: string }): FormField[] {
+  return [
+    { key: 'numberOfNodes', prompt: 'Number of nodes', value: defaults.nodes ?? '1', check: checkNodeCount },
+    { key: 'nodeType', prompt: 'Node type (a node feature; empty for any node)', value: defaults.nodeType ?? '', check: (v) => checkName('node type', v, false) },
+    { key: 'starttime', prompt: 'Start, YYYY-MM-DDTHH:MM:SS (cluster local time)', value: defaults.start, check: (v) => checkStart(v) },
+    { key: 'endtime', prompt: 'End, YYYY-MM-DDTHH:MM:SS (cluster local time)', value: defaults.end, check: (v, a) => checkEnd(v, a.starttime ?? '') },
+  ];
+}
+
+function request(a: Record<string, string>): V1ReservationRequest {
+  return { numberOfNodes: Number(a.numberOfNodes), nodeType: a.nodeType || undefined, starttime: a.starttime, endtime: a.endtime };
+}
+
+/** The account most likely meant: the profile's default, the scheduler's default, the primary group. */
+async function defaultAccount(services: ExtensionServices, profile: string, client: V1Client, system: string): Promise<string> {
+  const configured = services.connections.connections().find((c) => c.profile.name === profile)?.profile.defaultAccount;
+  if (configured) return configured;
+  const info = await client.userInfo(system).catch(() => undefined);
+  return info?.accounts?.find((a) => a.isDefault)?.name ?? info?.group.name ?? '';
+}
+
+async function target(services: ExtensionServices, a: Record<string, unknown>, what: string): Promise<{ profile: string; client: V1Client; system: string } | undefined> {
+  const t = await v1Client(services, typeof a.profile === 'string' ? a.profile : undefined, what);
+  if (!t) return undefined;
+  const system = await pickSystem(services, t.profile, a.system);
+  return system ? { ...t, system } : undefined;
+}
+
+/** The reservation a node or argument names, else a pick among the system's reservations. */
+async function pickReservation(client: V1Client, system: string, a: Record<string, unknown>, placeHolder: string): Promise<Reservation | string | undefined> {
+  const node = a.reservation as Reservation | undefined;
+  if (node && typeof node === 'object' && typeof node.name === 'string') return node;
+  if (typeof a.name === 'string') return a.name;
+  const list = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Listing reservations…' }, () => client.reservationsManaged(system));
+  if (list.length === 0) throw new Error(`No reservations on ${system}.`);
+  const pick = await vscode.window.showQuickPick(
+    list.map((r) => ({ label: r.name, description: `${formatLocalTime(r.start.getTime())} → ${formatLocalTime(r.end.getTime())}`, r })),
+    { placeHolder },
+  );
+  return pick?.r;
+}
+
+export function reservationCommands(services: ExtensionServices, systems: SystemsViewControl) {
+  const done = (message: string, r: ReservationResult): ReservationResult => {
+    systems.refresh();
+    void vscode.window.showInformationMessage(message);
+    return r;
+  };
+
+  return {
+    async create(arg?: unknown): Promise<ReservationResult | undefined> {
+      const a = argRecord(arg);
+      const t = await target(services, a, 'Creating a reservation');
+      if (!t) return undefined;
+      const { profile, client, system } = t;
+      const start = Math.ceil((Date.now() + HOUR) / HOUR) * HOUR;
+      const answers = await runForm(`Create Reservation on ${system}`, [
+        { key: 'name', prompt: 'Reservation name', placeHolder: 'e.g. my_course', check: (v) => checkName('reservation name', v) },
+        { key: 'account', prompt: 'Account the reservation is for', value: await defaultAccount(services, profile, client, system), check: (v) => checkName('account', v) },
+        ...scheduleFields({ start: formatLocalTime(start), end: formatLocalTime(start + HOUR) }),
+      ], a);
+      if (!answers) return undefined;
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Creating reservation ${answers.name}…` }, () =>
+        client.reservationsCreate(system, answers.name, answers.account, request(answers)),
+      );
+      return done(`Reservation ${answers.name} created on ${system}.`, { profile, system, name: answers.name });
+    },
+
+    async update(arg?: unknown): Promise<ReservationResult | undefined> {
+      const a = argRecord(arg);
+      const t = await target(services, a, 'Updating a reservation');
+      if (!t) return undefined;
+      const { profile, client, system } = t;
+      const r = await pickReservation(client, system, a, 'Update which reservation?');
+      if (!r) return undefined;
+      const name = typeof r === 'string' ? r : r.name;
+      const start = typeof r === 'string' ? Math.ceil((Date.now() + HOUR) / HOUR) * HOUR : r.start.getTime();
+      const end = typeof r === 'string' ? start + HOUR : r.end.getTime();
+      const nodeType = typeof r === 'string' ? undefined : r.features && r.features !== '(null)' ? r.features : undefined;
+      const answers = await runForm(`Update Reservation ${name}`, scheduleFields({ nodeType, start: formatLocalTime(start), end: formatLocalTime(end) }), a);
+      if (!answers) return undefined;
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Updating reservation ${name}…` }, () =>
+        client.reservationsUpdate(system, name, request(answers)),
+      );
+      return done(`Reservation ${name} updated on ${system}.`, { profile, system, name });
+    },
+
+    async delete(arg?: unknown): Promise<ReservationResult | undefined> {
+      const a = argRecord(arg);
+      const t = await target(services, a, 'Deleting a reservation');
+      if (!t) return undefined;
+      const { profile, client, system } = t;
+      const r = await pickReservation(client, system, a, 'Delete which reservation?');
+      if (!r) return undefined;
+      const name = typeof r === 'string' ? r : r.name;
+      if (a.confirmed !== true) {
+        const del = 'Delete';
+        const ok = await vscode.window.showWarningMessage(`Delete reservation ${name} on ${system}?`, { modal: true }, del);
+        if (ok !== del) return undefined;
+      }
+      await client.reservationsDelete(system, name);
+      return done(`Reservation ${name} deleted on ${system}.`, { profile, system, name });
+    },
+  };
+}
