@@ -26,6 +26,7 @@ import { registerFileSystem } from './fs/register';
 import { stagedLargeFiles } from './fs/stagedLargeFiles';
 import { registerSbatch } from './sbatch/register';
 import { registerAccounting } from './webviews/accounting/register';
+import { registerTransfers } from './webviews/transfers/register';
 
 export async function activate(context: vscode.ExtensionContext): Promise<FirecrestExtensionApi> {
   const started = performance.now();
@@ -51,12 +52,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   const jobsView = new JobsView(services);
   context.subscriptions.push(systemsView, jobsView, registerSystemsCommands(services, systemsView), registerJobCommands(services, jobsView));
   context.subscriptions.push(registerV1Commands(services, systemsView, jobsView));
-  // Large transfers (editor saves, upload/download commands) are published for a Transfers list.
-  const transferEvents = new TransferEvents();
+  // Transfers (editor saves, upload/download and archive commands) for the Transfer Centre; finished ones kept in global state.
+  const transferEvents = new TransferEvents({ store: context.globalState });
   context.subscriptions.push(transferEvents);
+  const uploadResume = new UploadResumeStore(context.globalState, context.secrets);
   // Remote files: the provider's refresh goes to the file commands (they may not import src/fs).
   const remoteFiles = registerFileSystem(services, stagedLargeFiles(connections, transferEvents));
-  context.subscriptions.push(remoteFiles, registerFileCommands(services, remoteFiles, { events: transferEvents, resume: new UploadResumeStore(context.globalState, context.secrets) }));
+  context.subscriptions.push(remoteFiles, registerFileCommands(services, remoteFiles, { events: transferEvents, resume: uploadResume }));
+  context.subscriptions.push(registerTransfers(services, transferEvents, () => uploadResume.list()));
   context.subscriptions.push(registerSbatch(services));
   context.subscriptions.push(registerAccounting(services));
 

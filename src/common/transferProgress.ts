@@ -1,11 +1,12 @@
 /**
- * Runs one large transfer under a cancellable progress notification and publishes it on
- * TransferEvents: percent, rate and ETA in the notification, cancel = abort signal.
+ * Runs one transfer under a cancellable progress notification and publishes it on TransferEvents:
+ * percent, rate and ETA in the notification; cancel (from the notification or the Transfer Centre)
+ * = abort signal.
  */
 import * as vscode from 'vscode';
 import type { Progress } from '../core/model';
-import { isCancellation } from '../core/errors';
-import type { TransferDirection, TransferEvents } from './transferEvents';
+import { CancelledError, isCancellation } from '../core/errors';
+import type { TransferDirection, TransferEvents, TransferKind, TransferStart } from './transferEvents';
 
 const MiB = 1024 * 1024;
 
@@ -28,14 +29,23 @@ export interface TransferTaskContext {
   onProgress: (p: Progress) => void;
 }
 
+/** What a transfer is, for the notification and the Transfer Centre. */
+export interface TransferDescription extends Omit<TransferStart, 'kind' | 'cancel'> {
+  /** `direction` is the older name of `kind` for byte transfers. */
+  kind?: TransferKind;
+  direction?: TransferDirection;
+  title: string;
+}
+
 export async function withTransferProgress<T>(
   events: TransferEvents | undefined,
-  what: { direction: TransferDirection; remote: string; local?: string; title: string },
+  what: TransferDescription,
   task: (ctx: TransferTaskContext) => Promise<T>,
 ): Promise<T> {
-  const handle = events?.start(what.direction, what.remote, what.local);
-  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: what.title, cancellable: true }, async (progress, token) => {
-    const ac = new AbortController();
+  const ac = new AbortController();
+  const { title, direction, kind, ...rest } = what;
+  const handle = events?.start({ ...rest, kind: kind ?? direction ?? 'download', cancel: () => ac.abort() });
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
     const sub = token.onCancellationRequested(() => ac.abort());
     let shownPercent = 0;
     const onProgress = (p: Progress): void => {
@@ -45,6 +55,7 @@ export async function withTransferProgress<T>(
       shownPercent = Math.max(shownPercent, percent);
     };
     try {
+      if (ac.signal.aborted) throw new CancelledError('Cancelled');
       const result = await task({ signal: ac.signal, onProgress });
       handle?.end();
       return result;

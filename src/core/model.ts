@@ -243,5 +243,10 @@ export interface Progress {
   eta?: number;
   partsDone?: number;
   partsTotal?: number;
+  /** Numbers (1-based) of the parts of a multipart upload accepted so far, in no particular order. */
+  partsFinished?: number[];
+  /** Set by the last event of a verified transfer: the SHA-256 (hex) and whether the server's matched. */
+  sha256?: string;
+  verified?: boolean;
   message?: string;
 }

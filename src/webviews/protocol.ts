@@ -82,3 +82,64 @@ export interface AccountingViewState {
   filter: string;
   page: number;
 }
+
+/* ---- Transfer Centre ---- */
+
+export type TransferKindView = 'upload' | 'download' | 'move' | 'copy' | 'delete' | 'compress' | 'extract';
+export type TransferStateView = 'running' | 'done' | 'failed' | 'cancelled';
+
+/** One transfer as the Transfer Centre draws it (the host's record, flattened, plus what can be done). */
+export interface TransferView {
+  id: number;
+  kind: TransferKindView;
+  state: TransferStateView;
+  source: string;
+  destination?: string;
+  startedAt: number;
+  endedAt?: number;
+  /** Current step: `staging`, `uploading`, `waiting`, `verifying`, `verified`, ... */
+  phase?: string;
+  message?: string;
+  bytesDone?: number;
+  bytesTotal?: number;
+  partsDone?: number;
+  partsTotal?: number;
+  /** Part numbers (1-based) accepted so far, for the per-part strip of a multipart upload. */
+  partsFinished?: number[];
+  /** Bytes per second (smoothed while running; the average once done). */
+  rate?: number;
+  /** Seconds left. */
+  eta?: number;
+  verified?: boolean;
+  sha256?: string;
+  note?: string;
+  error?: string;
+  canCancel: boolean;
+  canRetry: boolean;
+  canResume: boolean;
+  canOpen: boolean;
+}
+
+export type TransferAction = 'cancel' | 'retry' | 'resume' | 'open';
+
+export type TransfersToWebview =
+  /** The whole list (on ready, after a clear). */
+  | { type: 'init'; transfers: TransferView[] }
+  /** Changed records (each at its current state) and removed ids; throttled on the host. */
+  | { type: 'update'; transfers: TransferView[]; removed: number[] }
+  /** The answer to an `action` or `clear`. */
+  | { type: 'done'; requestId: number; error?: string };
+
+export type TransfersToHost =
+  | { type: 'ready' }
+  | { type: 'action'; requestId: number; action: TransferAction; id: number }
+  | { type: 'clear'; requestId: number }
+  /** The webview drew these rows (lets the host, and its tests, see what the user sees). */
+  | { type: 'rendered'; rows: { id: number; state: TransferStateView; percent?: number; verified?: boolean }[] };
+
+/** What the Transfer Centre webview keeps through `vscode.getState()` / `setState()`. */
+export interface TransfersViewState {
+  transfers: TransferView[];
+  /** The row that had the focus, restored when shown again. */
+  focused?: number;
+}

@@ -4,7 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { ACCOUNTING_PANEL } from '../../src/webviews/accounting/descriptor';
 import { buildWebviewHtml, contentSecurityPolicy, makeNonce } from '../../src/webviews/html';
+import type { PanelDescriptor } from '../../src/webviews/panelHost';
+import { TRANSFERS_PANEL } from '../../src/webviews/transfers/descriptor';
 
 const CSP_SOURCE = 'https://file+.vscode-resource.vscode-cdn.net';
 
@@ -76,5 +79,51 @@ void describe('webview HTML and CSP', () => {
 
   void it('policy string matches the documented form', () => {
     assert.equal(contentSecurityPolicy('vscode-src', 'N'), "default-src 'none'; script-src 'nonce-N'; style-src vscode-src 'nonce-N'; font-src vscode-src; img-src vscode-src data:");
+  });
+
+  /** Throws unless no script can run without the nonce: what every panel's HTML must pass. */
+  function assertNoScriptWithoutNonce(html: string, nonce: string): void {
+    const csp = parseCsp(html);
+    // Without script-src, default-src governs scripts; it must then be 'none'.
+    const scriptSrc = csp.get('script-src') ?? csp.get('default-src') ?? ['*'];
+    assert.deepEqual(scriptSrc, [`'nonce-${nonce}'`], `scripts need the nonce, got script-src ${scriptSrc.join(' ')}`);
+    for (const [, attrs, body] of html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)) {
+      assert.ok(attrs.includes(`nonce="${nonce}"`), 'every script carries the nonce');
+      assert.equal(body.trim(), '', 'no inline script text');
+    }
+  }
+
+  for (const panel of [ACCOUNTING_PANEL, TRANSFERS_PANEL] as PanelDescriptor[]) {
+    void it(`${panel.viewType}: its HTML lets no script run without the nonce and loads only its bundle`, () => {
+      const nonce = makeNonce();
+      const html = buildWebviewHtml({
+        cspSource: CSP_SOURCE,
+        nonce,
+        scriptUri: `${CSP_SOURCE}/ext/dist/${panel.bundle}`,
+        styleUris: panel.styles.map((s) => `${CSP_SOURCE}/ext/${s}`),
+        title: panel.title,
+        bodyData: { panel: panel.viewType },
+      });
+      assertNoScriptWithoutNonce(html, nonce);
+      const scripts = [...html.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/gi)].map((m) => m[1]);
+      assert.deepEqual(scripts, [`${CSP_SOURCE}/ext/dist/${panel.bundle}`]);
+    });
+  }
+
+  void it('the check fails for a policy that allows inline scripts, or scripts without the nonce', () => {
+    const nonce = makeNonce();
+    const good = build(nonce).html;
+    assertNoScriptWithoutNonce(good, nonce);
+    const csp = contentSecurityPolicy(CSP_SOURCE, nonce);
+    for (const weaker of [
+      csp.replace(`script-src 'nonce-${nonce}'`, `script-src 'nonce-${nonce}' 'unsafe-inline'`),
+      csp.replace(`script-src 'nonce-${nonce}'`, `script-src ${CSP_SOURCE}`),
+      csp.replace(`script-src 'nonce-${nonce}'; `, ''),
+    ]) {
+      const html = good.replace(/content="[^"]*"/, `content="${weaker.replace(/'/g, '&#39;')}"`);
+      assert.throws(() => assertNoScriptWithoutNonce(html, nonce), /scripts need the nonce/, weaker);
+    }
+    const inline = good.replace('</body>', '<script>alert(1)</script></body>');
+    assert.throws(() => assertNoScriptWithoutNonce(inline, nonce), /nonce|inline/);
   });
 });

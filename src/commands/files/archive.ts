@@ -1,9 +1,11 @@
-/** Compress… and Extract… (server-side tar, waited for; cancellable). */
+/** Compress… and Extract… (server-side tar, waited for; cancellable; listed in the Transfer Centre). */
 import * as vscode from 'vscode';
 import type { CompressionType } from '../../core/model';
 import type { ConnectionService, Log } from '../../common/services';
+import type { TransferEvents } from '../../common/transferEvents';
+import { withTransferProgress } from '../../common/transferProgress';
 import { registerCommand } from '../register';
-import { resolveResource, toVscodeUri, withProgress, type RemoteFilesHooks } from './resource';
+import { resolveResource, toVscodeUri, type RemoteFilesHooks } from './resource';
 
 const KINDS: { compression: CompressionType; label: string; ext: string; also: string[] }[] = [
   { compression: 'gzip', label: 'gzip', ext: '.tar.gz', also: ['.tgz'] },
@@ -24,7 +26,7 @@ async function pickCompression(title: string, preferred?: CompressionType): Prom
   return (await vscode.window.showQuickPick(items, { title }))?.choice;
 }
 
-export function registerArchiveCommands(connections: ConnectionService, log: Log, hooks: RemoteFilesHooks): vscode.Disposable {
+export function registerArchiveCommands(connections: ConnectionService, log: Log, hooks: RemoteFilesHooks, events?: TransferEvents): vscode.Disposable {
   return vscode.Disposable.from(
     registerCommand('firecrest.files.compress', log, async (arg) => {
       const r = await resolveResource(connections, arg, vscode.l10n.t('File or folder to compress'));
@@ -43,10 +45,13 @@ export function registerArchiveCommands(connections: ConnectionService, log: Log
       });
       if (pattern === undefined) return;
       const targetRef = r.ref.with({ path: target.trim() });
-      await withProgress(vscode.l10n.t('Compressing {0}…', r.ref.basename), (signal) =>
-        r.client.compress(r.ref.system, r.ref.path, targetRef.path, { compression: kind.compression, matchPattern: pattern.trim() || undefined, signal }),
-      );
-      hooks.refresh(toVscodeUri(targetRef), true);
+      // Retry (from the Transfer Centre) runs the same compression again.
+      const run = async (): Promise<void> => {
+        await withTransferProgress(events, { kind: 'compress', remote: r.ref.toString(), destination: targetRef.toString(), title: vscode.l10n.t('Compressing {0}…', r.ref.basename), retry: run }, ({ signal, onProgress }) =>
+          r.client.compress(r.ref.system, r.ref.path, targetRef.path, { compression: kind.compression, matchPattern: pattern.trim() || undefined, signal, onProgress }));
+        hooks.refresh(toVscodeUri(targetRef), true);
+      };
+      await run();
       void vscode.window.showInformationMessage(vscode.l10n.t('Created {0}', targetRef.path));
     }),
     registerCommand('firecrest.files.extract', log, async (arg) => {
@@ -62,10 +67,12 @@ export function registerArchiveCommands(connections: ConnectionService, log: Log
       });
       if (dir === undefined) return;
       const dirRef = r.ref.with({ path: dir.trim() });
-      await withProgress(vscode.l10n.t('Extracting {0}…', r.ref.basename), (signal) =>
-        r.client.extract(r.ref.system, r.ref.path, dirRef.path, { compression: kind.compression, signal }),
-      );
-      hooks.refresh(toVscodeUri(dirRef));
+      const run = async (): Promise<void> => {
+        await withTransferProgress(events, { kind: 'extract', remote: r.ref.toString(), destination: dirRef.toString(), title: vscode.l10n.t('Extracting {0}…', r.ref.basename), retry: run }, ({ signal, onProgress }) =>
+          r.client.extract(r.ref.system, r.ref.path, dirRef.path, { compression: kind.compression, signal, onProgress }));
+        hooks.refresh(toVscodeUri(dirRef));
+      };
+      await run();
       void vscode.window.showInformationMessage(vscode.l10n.t('Extracted into {0}', dirRef.path));
     }),
   );

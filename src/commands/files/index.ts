@@ -20,7 +20,7 @@ export function registerFileCommands(services: ExtensionServices, hooks: RemoteF
     registerOpenRemoteFolder(connections, log),
     registerAttributeCommands(connections, log, hooks),
     registerInfoCommands(connections, log),
-    registerArchiveCommands(connections, log, hooks),
+    registerArchiveCommands(connections, log, hooks, transfers.events),
     registerTransferCommands({ connections, log, hooks, ...transfers }),
   );
 }

@@ -7,6 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, posix } from 'node:path';
 import { ChecksumMismatchError, TimeoutError } from '../errors';
+import type { Progress } from '../model';
 import { stagedDownload } from './stagedDownload';
 import type { StagedTransferOptions, StagedTransfers, TransferResult } from './stagedTransfers';
 import { stagedUpload } from './stagedUpload';
@@ -79,7 +80,7 @@ export class FileTransfers implements StagedTransfers {
     // Parts go out of order, so the hash is a separate in-order read. It runs while the transfer
     // job works (idle time for us), not next to the parts, which then keep the CPU to themselves.
     let hashing: Promise<string> | undefined;
-    await stagedUpload(this.deps, system, source, remotePath, o, () => {
+    await stagedUpload(this.deps, system, source, remotePath, withFinishedParts(o), () => {
       hashing = source.sha256(o.signal);
       hashing.catch(() => undefined);
     });
@@ -89,11 +90,11 @@ export class FileTransfers implements StagedTransfers {
 
   private async verifyUpload(system: string, remotePath: string, r: Omit<TransferResult, 'verified'>, o: StagedTransferOptions): Promise<TransferResult> {
     const remote = await this.remoteSha(system, remotePath, o);
-    if (remote.sha === undefined) return { ...r, verified: false, note: remote.note };
+    if (remote.sha === undefined) return reportVerified({ ...r, verified: false, note: remote.note }, o);
     if (remote.sha !== r.sha256) {
       throw new ChecksumMismatchError(`Upload to ${system}:${remotePath} arrived corrupted: local SHA-256 ${r.sha256}, server SHA-256 ${remote.sha}. The remote file holds what the server received; upload it again.`, r.sha256, remote.sha);
     }
-    return { ...r, verified: true };
+    return reportVerified({ ...r, verified: true }, o);
   }
 
   /** The server's SHA-256, or why there is none (verification off, or the checksum command timed out). */
@@ -121,9 +122,36 @@ export class FileTransfers implements StagedTransfers {
       }
       await rename(temp, localPath);
       placed = true;
-      return { route, ...got, verified: remote.sha !== undefined, note: remote.note };
+      return reportVerified({ route, ...got, verified: remote.sha !== undefined, note: remote.note }, o);
     } finally {
       if (!placed) await rm(temp, { force: true });
     }
   }
+}
+
+/** The last progress event of a transfer: the outcome of the SHA-256 comparison. */
+function reportVerified(r: TransferResult, o: StagedTransferOptions): TransferResult {
+  o.onProgress?.({ phase: r.verified ? 'verified' : 'unverified', bytesDone: r.bytes, bytesTotal: r.bytes, sha256: r.sha256, verified: r.verified, message: r.note });
+  return r;
+}
+
+/** Adds the numbers of the parts accepted so far (from the upload state) to every progress event. */
+function withFinishedParts(o: StagedTransferOptions): StagedTransferOptions {
+  const onProgress = o.onProgress;
+  if (!onProgress) return o;
+  let finished: number[] = [];
+  let last: Progress | undefined;
+  return {
+    ...o,
+    onProgress: (p) => {
+      last = p;
+      onProgress(finished.length ? { ...p, partsFinished: finished } : p);
+    },
+    onState: (s) => {
+      o.onState?.(s);
+      if (s.done.length === finished.length) return;
+      finished = s.done.map((d) => d.partNumber);
+      if (last) onProgress({ ...last, partsDone: Math.max(last.partsDone ?? 0, finished.length), partsFinished: finished });
+    },
+  };
 }

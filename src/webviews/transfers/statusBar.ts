@@ -1,0 +1,50 @@
+/**
+ * A status bar entry while transfers run: how many, and the overall percent of those that know
+ * their size. Click opens the Transfer Centre. Hidden when nothing runs.
+ */
+import * as vscode from 'vscode';
+import { Disposable } from '../../common/lifecycle';
+import type { TransferEvents } from '../../common/transferEvents';
+
+export class TransfersStatusBar extends Disposable {
+  private readonly item = this._register(vscode.window.createStatusBarItem('firecrest.transfers', vscode.StatusBarAlignment.Left, 49));
+
+  constructor(private readonly events: TransferEvents, command: string) {
+    super();
+    this.item.name = 'FirecREST Transfers';
+    this.item.command = command;
+    this._register(events.onDidChange(() => this.update()));
+    this.update();
+  }
+
+  get text(): string {
+    return this.item.text;
+  }
+
+  get visible(): boolean {
+    return this.events.running().length > 0;
+  }
+
+  private update(): void {
+    const running = this.events.running();
+    if (running.length === 0) {
+      this.item.hide();
+      return;
+    }
+    let done = 0;
+    let total = 0;
+    for (const r of running) {
+      const t = r.progress?.bytesTotal ?? r.bytesTotal;
+      if (!t) continue;
+      total += t;
+      done += Math.min(t, r.progress?.bytesDone ?? 0);
+    }
+    const percent = total > 0 ? ` ${Math.floor((done / total) * 100)}%` : '';
+    const n = running.length;
+    this.item.text = `$(sync~spin) ${n === 1 ? vscode.l10n.t('1 transfer') : vscode.l10n.t('{0} transfers', n)}${percent}`;
+    this.item.tooltip = new vscode.MarkdownString(
+      [vscode.l10n.t('FirecREST transfers running (click for the Transfer Centre):'), ...running.slice(0, 8).map((r) => `- ${r.kind}: \`${(r.destination ?? r.source).replace(/`/g, "'")}\``)].join('\n'),
+    );
+    this.item.show();
+  }
+}
