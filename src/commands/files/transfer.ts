@@ -1,23 +1,25 @@
 /**
- * Download to Local… and Upload from Local…, for files and folders of any size: each file goes
- * through `client.transfers` (direct up to the system's limit, staged above it, SHA-256 verified)
- * under its own cancellable progress notification, published on TransferEvents. An interrupted
- * staged upload is remembered in global state and resumed by the next upload of the same file.
+ * Download to Local… and Upload from Local…, for files and folders of any size: folders are walked
+ * and each file goes through `client.transfers` (direct up to the system's limit, staged above it,
+ * SHA-256 verified) under its own cancellable progress notification, published on TransferEvents.
+ * An interrupted staged upload is kept (UploadResumeStore) and offered for Resume. A second
+ * argument (`TransferCommandOptions`) skips the dialogs (automation, tests); both commands resolve
+ * what they did.
  */
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../core/client';
-import { isCancellation } from '../../core/errors';
-import type { TransferResult } from '../../core/transfer/stagedTransfers';
 import { FirecrestUri } from '../../core/uri';
 import type { ConnectionService, Log } from '../../common/services';
 import type { TransferEvents } from '../../common/transferEvents';
 import { withTransferProgress } from '../../common/transferProgress';
 import type { UploadResumeStore } from '../../common/uploadResumeStore';
 import { registerCommand } from '../register';
+import { registerResumeUpload } from './resumeUpload';
 import { resolveResource, toVscodeUri, type RemoteFilesHooks } from './resource';
+import { InterruptedUploadError, offerResume, uploadOne } from './uploadOne';
 
 export interface TransferCommandDeps {
   connections: ConnectionService;
@@ -25,6 +27,28 @@ export interface TransferCommandDeps {
   hooks: RemoteFilesHooks;
   events?: TransferEvents;
   resume?: UploadResumeStore;
+}
+
+/** The commands' second argument: what the dialogs would ask. */
+export interface TransferCommandOptions {
+  /** Upload: local files and folders to upload (instead of the open dialog). */
+  localPaths?: string[];
+  /** Upload: replace remote files of the same name without asking. */
+  replace?: boolean;
+  /** Download: the local file to write (a file) or the folder to download into (a folder). */
+  localPath?: string;
+}
+
+function optionsOf(arg: unknown): TransferCommandOptions | undefined {
+  return arg !== null && typeof arg === 'object' && !Array.isArray(arg) ? arg : undefined;
+}
+
+/** What a transfer command did. */
+export interface TransferSummary {
+  files: number;
+  bytes: number;
+  /** An upload that stopped with parts kept (offered for Resume). */
+  interrupted?: { local: string; remote: string; partsDone: number; partsTotal: number };
 }
 
 function size(n: number): string {
@@ -53,50 +77,19 @@ async function remoteTree(client: FirecrestClient, dir: FirecrestUri, rel = ''):
   return out;
 }
 
-async function upload(deps: TransferCommandDeps, client: FirecrestClient, local: string, target: FirecrestUri): Promise<TransferResult> {
-  const { resume, log } = deps;
-  const saved = resume?.find(target.profile, local, target.system, target.path);
-  if (saved) log.info(`Resuming the upload of ${local} to ${target.toString()} (${saved.done.length} of ${saved.partsUploadUrls.length} parts already sent)`);
-  let saving = Promise.resolve();
-  const forget = (): Promise<void> => saving.then(() => resume?.forget(target.profile, local, target.system, target.path));
-  const run = (state = saved) => withTransferProgress(deps.events, { direction: 'upload', remote: target.toString(), local, title: vscode.l10n.t('Uploading {0}', target.basename) }, ({ signal, onProgress }) =>
-    client.transfers.uploadFile(target.system, local, target.path, {
-      signal,
-      onProgress,
-      resume: state,
-      onState: (s) => { saving = saving.then(() => resume?.save(target.profile, local, s)).catch(() => undefined); },
-    }));
-  try {
-    let result: TransferResult;
-    try {
-      result = await run();
-    } catch (e) {
-      // A saved state that no longer fits (file changed, URLs expired): start afresh once.
-      if (!saved || isCancellation(e)) throw e;
-      log.warn(`Resuming failed (${e instanceof Error ? e.message : String(e)}); uploading ${local} from the start`);
-      await forget();
-      result = await run(undefined);
-    }
-    await forget();
-    return result;
-  } catch (e) {
-    // Cancelled: the server side was cancelled too, nothing to resume. Failed: keep the state.
-    if (isCancellation(e)) await forget();
-    throw e;
-  }
-}
-
 export function registerTransferCommands(deps: TransferCommandDeps): vscode.Disposable {
   const { connections, log, hooks } = deps;
   return vscode.Disposable.from(
-    registerCommand('firecrest.files.download', log, async (arg) => {
+    registerCommand('firecrest.files.download', log, async (arg, second): Promise<TransferSummary | undefined> => {
+      const opts = optionsOf(second);
       const r = await resolveResource(connections, arg, vscode.l10n.t('Remote file or folder to download'));
-      if (!r) return;
+      if (!r) return undefined;
       const isDir = ((await vscode.workspace.fs.stat(r.uri)).type & vscode.FileType.Directory) !== 0;
-      const local = isDir
-        ? (await vscode.window.showOpenDialog({ title: vscode.l10n.t('Download {0} into', r.ref.basename), canSelectFiles: false, canSelectFolders: true, openLabel: vscode.l10n.t('Download here'), defaultUri: vscode.Uri.file(os.homedir()) }))?.[0]
-        : await vscode.window.showSaveDialog({ title: vscode.l10n.t('Download {0} to', r.ref.basename), defaultUri: vscode.Uri.file(`${os.homedir()}/${r.ref.basename}`) });
-      if (!local) return;
+      const local = opts?.localPath !== undefined ? vscode.Uri.file(opts.localPath)
+        : isDir
+          ? (await vscode.window.showOpenDialog({ title: vscode.l10n.t('Download {0} into', r.ref.basename), canSelectFiles: false, canSelectFolders: true, openLabel: vscode.l10n.t('Download here'), defaultUri: vscode.Uri.file(os.homedir()) }))?.[0]
+          : await vscode.window.showSaveDialog({ title: vscode.l10n.t('Download {0} to', r.ref.basename), defaultUri: vscode.Uri.file(`${os.homedir()}/${r.ref.basename}`) });
+      if (!local) return undefined;
       const files: [FirecrestUri, string][] = [];
       if (isDir) {
         const root = join(local.fsPath, r.ref.basename);
@@ -113,25 +106,27 @@ export function registerTransferCommands(deps: TransferCommandDeps): vscode.Disp
         log.info(`Downloaded ${remote.toString()} (${res.route}, ${res.bytes} bytes, SHA-256 ${res.verified ? 'verified' : `not verified: ${res.note ?? ''}`})`);
       }
       void vscode.window.showInformationMessage(vscode.l10n.t('Downloaded {0} file(s) ({1}) to {2}', files.length, size(total), local.fsPath));
+      return { files: files.length, bytes: total };
     }),
-    registerCommand('firecrest.files.upload', log, async (arg) => {
+    registerCommand('firecrest.files.upload', log, async (arg, second): Promise<TransferSummary | undefined> => {
+      const opts = optionsOf(second);
       const r = await resolveResource(connections, arg, vscode.l10n.t('Remote folder to upload into'));
-      if (!r) return;
+      if (!r) return undefined;
       const isDir = ((await vscode.workspace.fs.stat(r.uri)).type & vscode.FileType.Directory) !== 0;
       const folder: FirecrestUri = isDir ? r.ref : r.ref.dirname;
-      const picked = await vscode.window.showOpenDialog({
+      const picked = opts?.localPaths ? opts.localPaths.map((p) => vscode.Uri.file(p)) : await vscode.window.showOpenDialog({
         title: vscode.l10n.t('Upload to {0}', folder.path),
         canSelectMany: true,
         canSelectFiles: true,
         canSelectFolders: true,
         openLabel: vscode.l10n.t('Upload'),
       });
-      if (!picked || picked.length === 0) return;
+      if (!picked || picked.length === 0) return undefined;
       const jobs: [string, FirecrestUri][] = [];
       for (const local of picked) {
         const name = local.path.slice(local.path.lastIndexOf('/') + 1);
         const target = folder.joinPath(name);
-        if (await vscode.workspace.fs.stat(toVscodeUri(target)).then(() => true, () => false)) {
+        if (!opts?.replace && await vscode.workspace.fs.stat(toVscodeUri(target)).then(() => true, () => false)) {
           const replace = vscode.l10n.t('Replace');
           const answer = await vscode.window.showWarningMessage(vscode.l10n.t('{0} already exists in {1}. Replace it?', name, folder.path), { modal: true }, replace);
           if (answer !== replace) continue;
@@ -143,19 +138,32 @@ export function registerTransferCommands(deps: TransferCommandDeps): vscode.Disp
         }
       }
       let total = 0;
+      let done = 0;
       const made = new Set<string>();
       for (const [local, target] of jobs) {
         if (!made.has(target.dirname.path)) {
           await r.client.mkdir(target.system, target.dirname.path, { parents: true });
           made.add(target.dirname.path);
         }
-        const res = await upload(deps, r.client, local, target);
+        let res;
+        try {
+          res = (await uploadOne(deps, r.client, local, target)).result;
+        } catch (e) {
+          if (!(e instanceof InterruptedUploadError)) throw e;
+          // The files after it are not sent: the user resumes this one, then uploads again.
+          hooks.refresh(toVscodeUri(folder));
+          offerResume(log, e);
+          return { files: done, bytes: total, interrupted: { local, remote: target.toString(), partsDone: e.partsDone, partsTotal: e.partsTotal } };
+        }
         total += res.bytes;
+        done++;
         log.info(`Uploaded ${local} to ${target.toString()} (${res.route}, ${res.bytes} bytes, SHA-256 ${res.verified ? 'verified' : `not verified: ${res.note ?? ''}`})`);
         hooks.refresh(toVscodeUri(target), true);
       }
       hooks.refresh(toVscodeUri(folder));
       if (jobs.length > 0) void vscode.window.showInformationMessage(vscode.l10n.t('Uploaded {0} file(s) ({1}) to {2}', jobs.length, size(total), folder.path));
+      return { files: done, bytes: total };
     }),
+    registerResumeUpload(deps),
   );
 }
