@@ -1,18 +1,120 @@
 // Bundles everything into dist/ with esbuild. Type checking is `npm run typecheck` (esbuild does not check types).
+//
+// The extension is split so that activation loads only what it needs (esbuild has no code splitting
+// for CommonJS, so the split is done here):
+// - dist/extension.js, the entry: everything activate() runs.
+// - LAZY parts, loaded on first use: an `import()` of such a module anywhere becomes a require of
+//   its own bundle, dist/extension-<name>.js. A static import of one from another bundle fails the
+//   build (it would load it at activation).
+// - SHARED modules, imported by several bundles: ONE copy in a shared bundle that the others
+//   require (error classes must stay one class for `instanceof`, a base class one base).
+// After building, a module that ended up in two extension bundles fails the build.
 import * as esbuild from 'esbuild';
 import { existsSync, mkdirSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
 mkdirSync('dist', { recursive: true });
 
+/** Module -> bundle, for modules that load on first use (through `import()`). */
+const LAZY = {
+  // The client: undici, the response schemas, the v1/v2 adapters. First used by the deferred first connect.
+  'src/core/createClient.ts': 'client',
+  // The Job Accounting panel host and its message schemas. First used when the panel opens or is restored.
+  'src/webviews/accounting/accountingPanel.ts': 'accounting',
+  // The Transfer Centre panel host and its message schemas. First used when the panel opens or is restored.
+  'src/webviews/transfers/transfersPanel.ts': 'transfers',
+};
+/** Module or package -> bundle, for what several bundles import. */
+const SHARED = {
+  // Loaded with the entry: small, and needed by activation anyway.
+  'src/core/errors.ts': 'shared',
+  'src/core/http/redact.ts': 'shared',
+  'src/common/lifecycle.ts': 'shared',
+  'src/webviews/accounting/descriptor.ts': 'shared',
+  'src/core/transfer/transferDeps.ts': 'shared',
+  'src/webviews/transfers/descriptor.ts': 'shared',
+  // The webview panel base, loaded with the first panel host (accounting or transfers).
+  'src/webviews/panelHost.ts': 'webviews',
+  'src/webviews/html.ts': 'webviews',
+  // Loaded with the first lazy part that validates with it (client or accounting panel).
+  zod: 'zod',
+};
+/** Bundles loaded at activation; the others load on first use and activation may not require them. */
+const EAGER = new Set(['extension', 'shared']);
+const bundleFile = (name) => `./extension-${name}.js`;
+const isBundleFile = /^\.\/extension-[\w-]+\.js$/;
+const packages = Object.keys(SHARED).filter((k) => !k.startsWith('src/'));
+const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** The export of a shared bundle that holds a module's namespace. */
+const exportName = (module) => module.replace(/\.ts$/, '').replace(/\W/g, '_');
+const sharedBundles = [...new Set(Object.values(SHARED))].map((name) => {
+  const modules = Object.keys(SHARED).filter((m) => SHARED[m] === name);
+  if (modules.some((m) => packages.includes(m)) && modules.length > 1) throw new Error(`bundle ${name}: a package gets a bundle of its own`);
+  const contents = packages.includes(modules[0])
+    ? `export * from '${modules[0]}';`
+    : modules.map((m) => `export * as ${exportName(m)} from './${m}';`).join('\n');
+  return { name, contents };
+});
+
+/** An error when bundle `self`, loaded at activation, would load bundle `target` that should wait for first use. */
+function eagerLoadOfLazy(self, target, args) {
+  if (!EAGER.has(self) || EAGER.has(target) || args.kind === 'dynamic-import') return undefined;
+  return { errors: [{ text: `'${args.path}' is in dist/extension-${target}.js, which loads on first use: reach it through a module loaded with import() (see src/webviews/accounting/register.ts)` }] };
+}
+
+/** Resolves imports of LAZY and SHARED modules to their bundles, except inside the bundle `self`. */
+function split(self) {
+  return {
+    name: 'split',
+    setup(build) {
+      if (packages.length) {
+        build.onResolve({ filter: new RegExp(`^(${packages.map(escape).join('|')})(/.*)?$`) }, (args) => {
+          const name = SHARED[args.path];
+          if (!name) return { errors: [{ text: `import '${args.path.split('/')[0]}' itself: its shared bundle exports only the package root` }] };
+          if (name === self) return undefined;
+          return eagerLoadOfLazy(self, name, args) ?? { path: bundleFile(name), external: true };
+        });
+      }
+      build.onResolve({ filter: /^\./ }, async (args) => {
+        if (args.pluginData === 'split') return undefined;
+        if (args.namespace === 'shared' && isBundleFile.test(args.path)) return { path: args.path, external: true };
+        const found = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'split' });
+        if (found.errors.length) return { errors: found.errors };
+        const module = relative(process.cwd(), found.path).split('\\').join('/');
+        if (SHARED[module] && SHARED[module] !== self) return eagerLoadOfLazy(self, SHARED[module], args) ?? { path: module, namespace: 'shared' };
+        if (!LAZY[module] || LAZY[module] === self) return undefined;
+        if (args.kind !== 'dynamic-import') {
+          return { errors: [{ text: `${module} loads on first use: import it with import() or \`import type\` (a static import loads it at activation)` }] };
+        }
+        return { path: bundleFile(LAZY[module]), external: true };
+      });
+      // A shared module, seen from another bundle: its namespace in the shared bundle.
+      build.onLoad({ filter: /.*/, namespace: 'shared' }, (args) => ({
+        contents: `module.exports = require('${bundleFile(SHARED[args.path])}').${exportName(args.path)};`,
+        loader: 'js',
+        resolveDir: resolve('dist'),
+      }));
+    },
+  };
+}
+
 const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'info', legalComments: 'none' };
+// `import()` of another bundle becomes `require()`: one module instance in the host's require cache.
+const node = { ...common, platform: 'node', format: 'cjs', target: 'node20', supported: { 'dynamic-import': false } };
+
+const extension = (name, input) => ({ ...node, ...input, outfile: `dist/extension${name ? `-${name}` : ''}.js`, external: ['vscode'], plugins: [split(name ?? 'extension')], metafile: true });
+const extensionBuilds = [
+  extension(undefined, { entryPoints: ['src/extension.ts'] }),
+  ...Object.entries(LAZY).map(([module, name]) => extension(name, { entryPoints: [module] })),
+  ...sharedBundles.map(({ name, contents }) => extension(name, { stdin: { contents, resolveDir: process.cwd(), sourcefile: `extension-${name}.bundle.js` } })),
+];
 
 /** @type {import('esbuild').BuildOptions[]} */
 const builds = [
-  // The extension: Node, CommonJS, vscode provided by the host.
-  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'] },
-  // The client core as a plain Node library (scripts, benchmarks, other tools).
+  ...extensionBuilds,
+  // The client core as a plain Node library (scripts, benchmarks, other tools): one self-contained file.
   { ...common, entryPoints: ['src/core/index.ts'], outfile: 'dist/core.js', platform: 'node', format: 'cjs', target: 'node20' },
   // The local FirecREST-compatible gateway.
   { ...common, entryPoints: ['gateway/src/main.ts'], outfile: 'dist/gateway.js', platform: 'node', format: 'cjs', target: 'node20', sourcemap: true },
@@ -22,10 +124,30 @@ for (const panel of ['accounting', 'transfers']) {
   const entry = `webview-ui/${panel}/main.ts`;
   if (existsSync(entry)) builds.push({ ...common, entryPoints: [entry], outfile: `dist/webview-${panel}.js`, platform: 'browser', format: 'iife', target: 'es2022' });
 }
-const present = builds.filter((b) => existsSync(/** @type {string[]} */ (b.entryPoints)[0]));
+const present = builds.filter((b) => b.stdin || existsSync(/** @type {string[]} */ (b.entryPoints)[0]));
+
+/** Fails when a module is in two extension bundles (two copies: `instanceof` and singletons break). */
+function checkOneCopy(results) {
+  const owners = new Map();
+  for (const r of results) {
+    if (!r.metafile) continue;
+    for (const [outfile, out] of Object.entries(r.metafile.outputs)) {
+      if (!outfile.endsWith('.js')) continue;
+      for (const input of Object.keys(out.inputs)) {
+        if (input.endsWith('.bundle.js') || input.startsWith('shared:')) continue;
+        owners.set(input, [...(owners.get(input) ?? []), outfile]);
+      }
+    }
+  }
+  const twice = [...owners].filter(([, outs]) => outs.length > 1);
+  if (twice.length) {
+    throw new Error(`modules bundled more than once (add them to SHARED in scripts/build.mjs):\n${twice.map(([m, outs]) => `  ${m}: ${outs.join(', ')}`).join('\n')}`);
+  }
+}
 
 if (watch) {
   for (const b of present) await (await esbuild.context(b)).watch();
 } else {
-  await Promise.all(present.map((b) => esbuild.build(b)));
+  const results = await Promise.all(present.map((b) => esbuild.build(b)));
+  checkOneCopy(results.slice(0, extensionBuilds.length));
 }

@@ -11,6 +11,8 @@ export interface FirecrestExtensionApi {
   statusBarText(): string;
   /** Wall time `activate()` took, in milliseconds. */
   readonly activationMs: number;
+  /** The extension's bundles (dist/extension*.js) loaded when `activate()` returned; the lazy parts are not among them. */
+  readonly bundlesAtActivation: readonly string[];
   /** Settles once the deferred start-up work (bootstrap import, first connect) is done. */
   readonly ready: Promise<void>;
   /** Imports a bootstrap file the way activation does with FIRECREST_BOOTSTRAP; returns profile names. */

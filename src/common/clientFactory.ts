@@ -1,7 +1,10 @@
 /**
- * How the extension creates clients: core's `createClient`, loaded on first use. The HTTP stack and
- * the response schemas (undici, zod) are most of the bundle; deferring their evaluation to the first
- * connection keeps activation cheap. Also a seam: tests may hand the service another factory.
+ * How the extension creates clients: core's `createClient`, loaded on first use. The HTTP stack,
+ * the response schemas and the API adapters (undici, zod, v1/, v2/) are most of the extension's
+ * code; scripts/build.mjs puts them in a bundle of their own (dist/extension-client.js) that this
+ * `import()` requires, so activation neither reads nor compiles them. The client's error classes
+ * come from the shared bundle, the same classes the rest of the extension tests with `instanceof`.
+ * Also a seam: tests may hand the service another factory.
  */
 import type { ClientFactory } from './connections';
 

@@ -75,6 +75,13 @@ export class ServerError extends FirecrestError {}
 /** The answer did not match the route's schema. Names the route; never a crash later on. */
 export class MalformedResponseError extends UnavailableError {}
 
+/** An S3 refusal or a failed exchange with the staging area; `retryable` says whether sending again can help. */
+export class S3Error extends FirecrestError {
+  constructor(message: string, readonly retryable: boolean, readonly s3Code?: string, details: { status?: number; cause?: unknown } = {}) {
+    super(message, details);
+  }
+}
+
 /** The feature does not exist on this API version or server version. */
 export class NotSupportedError extends FirecrestError {}
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Readable } from 'node:stream';
 import { Pool } from 'undici';
-import { CancelledError, FirecrestError, InvalidInputError, NotFoundError, PermissionDeniedError, UnavailableError } from '../errors';
+import { CancelledError, FirecrestError, InvalidInputError, NotFoundError, PermissionDeniedError, S3Error, UnavailableError } from '../errors';
 import type { Logger } from '../logger';
 
 /** A URL fit for a log line: the query (signature, credential) is cut off. */
@@ -16,12 +16,8 @@ export function safeUrl(url: string): string {
   return q < 0 ? url : `${url.slice(0, q)}?…`;
 }
 
-/** An S3 refusal or a failed exchange; `retryable` says whether sending again can help. */
-export class S3Error extends FirecrestError {
-  constructor(message: string, readonly retryable: boolean, readonly s3Code?: string, details: { status?: number; cause?: unknown } = {}) {
-    super(message, details);
-  }
-}
+// In errors.ts with the other typed errors: the extension tests it outside the client's bundle.
+export { S3Error } from '../errors';
 
 export interface S3HttpOptions {
   logger: Logger;

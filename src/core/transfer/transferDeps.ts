@@ -1,8 +1,8 @@
 /** What the staged transfer algorithms share: their collaborators and the small rules they agree on. */
 import type { FirecrestApi } from '../api';
-import { UnavailableError } from '../errors';
+import { S3Error, UnavailableError } from '../errors';
 import type { Logger } from '../logger';
-import { S3Error, type S3Http } from './s3Http';
+import type { S3Http } from './s3Http';
 import type { StagingRoutes } from './v2Staging';
 
 /** Collaborators of one client's transfers. */

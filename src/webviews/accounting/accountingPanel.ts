@@ -6,20 +6,15 @@
 import * as vscode from 'vscode';
 import { UnauthorizedError, isCancellation } from '../../core/errors';
 import type { ExtensionServices } from '../../common/services';
-import { WebviewPanelHost, type PanelDescriptor } from '../panelHost';
+import { WebviewPanelHost } from '../panelHost';
 import type { AccountingConnection, AccountingForm, AccountingRow, AccountingToHost, AccountingToWebview } from '../protocol';
 import { toCsv } from './csv';
+import { ACCOUNTING_PANEL } from './descriptor';
 import { accountingToHost } from './messages';
 import { matchesForm, toAccountingQuery, toRow } from './query';
 
-export const ACCOUNTING_VIEW_TYPE = 'firecrest.accounting';
-
-export const ACCOUNTING_PANEL: PanelDescriptor = {
-  viewType: ACCOUNTING_VIEW_TYPE,
-  title: 'Job Accounting',
-  bundle: 'webview-accounting.js',
-  styles: ['media/webviews/accounting.css'],
-};
+// register.ts loads this module on first use (a bundle of its own) and reaches the panel host through it.
+export { webviewOptions } from '../panelHost';
 
 type Results = Extract<AccountingToWebview, { type: 'results' }>;
 

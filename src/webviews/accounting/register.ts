@@ -6,8 +6,11 @@ import * as vscode from 'vscode';
 import { registerCommand } from '../../common/commandWrapper';
 import type { ExtensionServices } from '../../common/services';
 import type { AccountingForm } from '../protocol';
-import { webviewOptions } from '../panelHost';
-import { ACCOUNTING_PANEL, ACCOUNTING_VIEW_TYPE, AccountingPanel } from './accountingPanel';
+import type { AccountingPanel } from './accountingPanel';
+import { ACCOUNTING_PANEL, ACCOUNTING_VIEW_TYPE } from './descriptor';
+
+/** The panel host and its message schemas load when a panel first opens (a bundle of their own). */
+const panelModule = () => import('./accountingPanel.js');
 
 /** `{system, profile}` or a Systems tree node (`{kind: 'system', profile, system: {name}}`). */
 export function presetFromArg(arg: unknown): Partial<AccountingForm> | undefined {
@@ -25,24 +28,25 @@ class AccountingPanels implements vscode.WebviewPanelSerializer {
 
   async open(arg?: unknown): Promise<AccountingPanel> {
     const preset = presetFromArg(arg);
+    const { AccountingPanel: Panel, webviewOptions } = await panelModule();
     if (this.current) {
       this.current.panel.reveal();
       if (preset) await this.current.select(preset);
       return this.current;
     }
     const panel = vscode.window.createWebviewPanel(ACCOUNTING_VIEW_TYPE, ACCOUNTING_PANEL.title, vscode.ViewColumn.Active, webviewOptions(this.services.context.extensionUri));
-    return this.adopt(panel, preset);
+    return this.adopt(panel, Panel, preset);
   }
 
   async deserializeWebviewPanel(panel: vscode.WebviewPanel): Promise<void> {
     // The webview restores its form and results from its own saved state.
-    this.adopt(panel);
+    this.adopt(panel, (await panelModule()).AccountingPanel);
   }
 
-  private adopt(panel: vscode.WebviewPanel, preset?: Partial<AccountingForm>): AccountingPanel {
+  private adopt(panel: vscode.WebviewPanel, Panel: typeof AccountingPanel, preset?: Partial<AccountingForm>): AccountingPanel {
     this.current?.dispose();
     panel.iconPath = vscode.Uri.joinPath(this.services.context.extensionUri, 'media', 'firecrest.svg');
-    const host = new AccountingPanel(panel, this.services, preset);
+    const host = new Panel(panel, this.services, preset);
     this.current = host;
     host.onDidDispose(() => {
       if (this.current === host) this.current = undefined;
