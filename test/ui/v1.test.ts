@@ -1,0 +1,94 @@
+/**
+ * A FirecREST API v1 connection as a user sees it: added through the six prompts against the
+ * gateway's v1 URL, a reservation created through the v1 form (its live validation on screen),
+ * the connection's Reservations in the Systems tree with the management menu, and the delete.
+ * Screenshots in test-results/v1-*.png.
+ */
+import type { Page } from 'playwright-core';
+import { expandView, openViewContainer, openWorkbench, pickIfAsked, runCommand, screenshot, view } from './support/workbench';
+
+const NAME = 'ui-v1';
+const DEMO = process.env.FIRECREST_UI_PROFILE ?? 'local';
+
+function gatewayV1(): string | undefined {
+  const gw = process.env.FIRECREST_GATEWAY ? (JSON.parse(process.env.FIRECREST_GATEWAY) as { v1?: string }) : undefined;
+  return gw?.v1;
+}
+
+/** The Systems row whose label is exactly `label` (first match). */
+function row(page: Page, label: string) {
+  return view(page, 'Systems').body.locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.$]/g, '\\$&')}$`) }) }).first();
+}
+
+async function setExpanded(page: Page, label: string, expanded: boolean): Promise<void> {
+  const r = row(page, label);
+  await r.waitFor({ timeout: 30_000 });
+  if (((await r.getAttribute('aria-expanded')) === 'true') !== expanded) await r.click();
+  const handle = await r.elementHandle();
+  if (expanded) await page.waitForFunction((el) => el?.getAttribute('aria-expanded') === 'true', handle, { timeout: 30_000 });
+  else await page.waitForFunction((el) => el?.getAttribute('aria-expanded') !== 'true', handle, { timeout: 30_000 });
+}
+
+describe('API v1 connection (UI)', () => {
+  it('adds a v1 connection, creates a reservation through the form and shows it in the Systems tree', async function () {
+    const url = gatewayV1();
+    if (!url || !process.env.FIRECREST_CLIENT_SECRET) return this.skip();
+    const system = process.env.FIRECREST_SYSTEM ?? 'cluster';
+    const rsv = `ui_${Math.random().toString(36).slice(2, 7)}`;
+    const page = await openWorkbench();
+    const widget = page.locator('.quick-input-widget');
+    const step = async (n: number, of: number) => widget.locator('.quick-input-title').filter({ hasText: `(${n}/${of})` }).waitFor();
+    const answer = async (n: number, of: number, text?: string) => {
+      await step(n, of);
+      if (text !== undefined) await widget.locator('input').fill(text);
+      await page.keyboard.press('Enter');
+    };
+
+    await runCommand(page, 'FirecREST: Add Connection…');
+    await answer(1, 6, NAME);
+    await answer(2, 6, url);
+    await answer(3, 6, 'v1');
+    await answer(4, 6, process.env.FIRECREST_TOKEN_URL ?? '');
+    await answer(5, 6, process.env.FIRECREST_CLIENT_ID ?? '');
+    await answer(6, 6, process.env.FIRECREST_CLIENT_SECRET ?? '');
+    await page.locator('.notifications-toasts').getByText(`Connection ${NAME} added`).first().waitFor({ timeout: 30_000 });
+
+    // The form: a name the server would refuse is flagged while typing.
+    await runCommand(page, 'FirecREST: Create Reservation…');
+    await pickIfAsked(page, system);
+    await step(1, 6);
+    await widget.locator('input').fill('Course 2026');
+    await widget.locator('.quick-input-message').filter({ hasText: 'lower-case' }).waitFor({ timeout: 10_000 });
+    await screenshot(page, 'v1-reservation-form-validation');
+    await answer(1, 6, rsv);
+    for (let n = 2; n <= 6; n++) await answer(n, 6); // account, nodes, node type, start and end as proposed
+    await page.locator('.notifications-toasts').getByText(`Reservation ${rsv} created`).first().waitFor({ timeout: 30_000 });
+
+    await openViewContainer(page, 'FirecREST');
+    await expandView(page, 'Systems');
+    // Two connections: one node each. Fold the demo one so the v1 system's rows are the only ones.
+    await setExpanded(page, DEMO, false);
+    await setExpanded(page, NAME, true);
+    await setExpanded(page, system, true);
+    await setExpanded(page, 'Reservations', true);
+    const created = row(page, rsv);
+    await created.waitFor({ timeout: 30_000 });
+    await screenshot(page, 'v1-systems-reservations', page.locator('.part.sidebar'));
+
+    await created.click({ button: 'right' });
+    const menu = page.locator('.context-view .monaco-menu');
+    await menu.getByText('Update Reservation…').first().waitFor();
+    await screenshot(page, 'v1-reservation-context-menu');
+    await menu.getByText('Delete Reservation').first().click();
+    await page.locator('.monaco-dialog-box').getByRole('button', { name: 'Delete' }).click();
+    await page.locator('.notifications-toasts').getByText(`Reservation ${rsv} deleted`).first().waitFor({ timeout: 30_000 });
+    await row(page, rsv).waitFor({ state: 'detached', timeout: 30_000 });
+
+    // Leave the workbench as it was: the demo connection unfolded, the v1 one removed.
+    const conn = row(page, NAME);
+    await conn.click({ button: 'right' });
+    await menu.getByText('Remove Connection').first().click();
+    await page.locator('.monaco-dialog-box').getByRole('button', { name: 'Remove' }).click();
+    await conn.waitFor({ state: 'detached', timeout: 15_000 });
+  });
+});
