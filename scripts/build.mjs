@@ -10,11 +10,13 @@
 //   require (error classes must stay one class for `instanceof`, a base class one base).
 // After building, a module that ended up in two extension bundles fails the build.
 import * as esbuild from 'esbuild';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
+// The extension as one file, as before the split: bench:activation's baseline.
+const singleBundle = process.argv.includes('--single-bundle');
 mkdirSync('dist', { recursive: true });
 
 /** Module -> bundle, for modules that load on first use (through `import()`). */
@@ -105,11 +107,17 @@ const common = { bundle: true, sourcemap: !production, minify: production, logLe
 const node = { ...common, platform: 'node', format: 'cjs', target: 'node20', supported: { 'dynamic-import': false } };
 
 const extension = (name, input) => ({ ...node, ...input, outfile: `dist/extension${name ? `-${name}` : ''}.js`, external: ['vscode'], plugins: [split(name ?? 'extension')], metafile: true });
-const extensionBuilds = [
+const extensionBuilds = singleBundle ? [{ ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], metafile: true }] : [
   extension(undefined, { entryPoints: ['src/extension.ts'] }),
   ...Object.entries(LAZY).map(([module, name]) => extension(name, { entryPoints: [module] })),
   ...sharedBundles.map(({ name, contents }) => extension(name, { stdin: { contents, resolveDir: process.cwd(), sourcefile: `extension-${name}.bundle.js` } })),
 ];
+
+// A bundle no longer built (renamed, merged, or the other layout) must not reach the .vsix.
+const outfiles = new Set(extensionBuilds.map((b) => b.outfile.slice('dist/'.length)));
+for (const f of readdirSync('dist')) {
+  if (/^extension(-[\w-]+)?\.js(\.map)?$/.test(f) && !outfiles.has(f.replace(/\.map$/, ''))) rmSync(`dist/${f}`);
+}
 
 /** @type {import('esbuild').BuildOptions[]} */
 const builds = [

@@ -51,6 +51,8 @@ describe('extension shell: bundles loaded on first use', () => {
   });
 
   it('activates with the entry and the shared bundle only', () => {
+    // One parseable line for bench/activation.mjs.
+    console.log(`      BUNDLES at activation: ${api.bundlesAtActivation.join(',')}`);
     assert.deepEqual([...api.bundlesAtActivation], ['extension-shared.js', 'extension.js']);
   });
 
