@@ -11,10 +11,11 @@ import type {
   MoveCopyOptions,
   WaitOptions,
 } from '../api';
-import { ServerError, TimeoutError } from '../errors';
+import { ServerError, TimeoutError, UnavailableError } from '../errors';
 import type { ApiHttp } from '../http/apiHttp';
 import type { Checksum, ComputeNode, FileContent, FileEntry, FileStat, Job, JobMetadata, JobSubmission, Partition, Reservation, System, TransferJob, UserInfo } from '../model';
 import { ComputeRoutes } from './compute';
+import { findLostTransferJob, mayHaveArrived, type LostSubmission } from './lostSubmission';
 import { OpsRoutes } from './ops';
 import { StatusRoutes } from './status';
 import { TransferRoutes } from './transfer';
@@ -29,7 +30,7 @@ function isRemoteTimeout(e: unknown, alsoExit124: boolean): boolean {
 /** One v2 connection. Construct with the client's ApiHttp. */
 export class V2Api implements FirecrestApi {
   readonly apiVersion = 'v2' as const;
-  readonly capabilities: Capabilities = { attach: true, directRename: false, reservationsManagement: false, tasks: false, jobScriptPath: true, submitOverrides: true };
+  readonly capabilities: Capabilities = { attach: true, directRename: false, reservationsManagement: false, tasks: false, jobScriptPath: true, jobScript: true, submitOverrides: true };
   private readonly status: StatusRoutes;
   private readonly ops: OpsRoutes;
   private readonly transfer: TransferRoutes;
@@ -80,11 +81,33 @@ export class V2Api implements FirecrestApi {
   }
 
   async move(system: string, source: string, target: string, o: MoveCopyOptions = {}): Promise<TransferJob | undefined> {
-    return this.finish(await this.transfer.mv(system, source, target, o), o);
+    return this.finish(await this.submitTransfer({ system, kind: 'mv', source, target, sentAt: Date.now() }, () => this.transfer.mv(system, source, target, o), o), o);
   }
 
   async copy(system: string, source: string, target: string, o: MoveCopyOptions = {}): Promise<TransferJob | undefined> {
-    return this.finish(await this.transfer.cp(system, source, target, o), o);
+    return this.finish(await this.submitTransfer({ system, kind: 'cp', source, target, sentAt: Date.now() }, () => this.transfer.cp(system, source, target, o), o), o);
+  }
+
+  /**
+   * Submits a transfer job. When the answer is lost after the request may have arrived, the job it
+   * started is looked for before anything is reported: found, it is waited for and judged by its
+   * log like any other; not found, the request started nothing and the network error stands.
+   */
+  private async submitTransfer(lost: LostSubmission, submit: () => Promise<TransferJob>, o: MoveCopyOptions): Promise<TransferJob> {
+    try {
+      return await submit();
+    } catch (e) {
+      if (!mayHaveArrived(e)) throw e;
+      let job: TransferJob | undefined;
+      try {
+        job = await findLostTransferJob(this.compute, lost, { signal: o.signal, timeoutMs: o.timeoutMs });
+      } catch (lookup) {
+        const verb = lost.kind === 'mv' ? 'move' : 'copy';
+        throw new UnavailableError(`${(e as Error).message}; the ${verb} may still happen: its job could not be looked for (${(lookup as Error).message})`, { cause: e, route: (e as UnavailableError).route });
+      }
+      if (!job) throw e;
+      return job;
+    }
   }
 
   /** Direct compress; on the server's 408 the job-backed route (undefined result = done directly). */

@@ -1,0 +1,82 @@
+/**
+ * A transfer submission (mv, cp) whose answer never came: the request may have reached the server
+ * and started the job, or not. Reporting the network error would claim a failure that may not have
+ * happened, so the job is looked for among the user's own jobs before anything is reported.
+ */
+import { TimeoutError } from '../errors';
+import { NetworkError } from '../http/transport';
+import { sleep } from '../http/sleep';
+import type { CallOptions } from '../api';
+import type { Job, JobMetadata, TransferJob } from '../model';
+import { pollSleeps } from './wait';
+
+/** The job names the v2 server gives its transfer jobs (§3.5). */
+export const TRANSFER_JOB_NAMES = { mv: 'MoveFiles', cp: 'CopyFiles' } as const;
+
+/** True when a request failed in a way that leaves open whether the server ran it. */
+export function mayHaveArrived(e: unknown): boolean {
+  return (e instanceof NetworkError && !e.notSent) || (e instanceof TimeoutError && e.status === undefined);
+}
+
+export interface JobLookup {
+  jobs(system: string, o?: CallOptions): Promise<Job[]>;
+  metadata(system: string, jobId: string, o?: CallOptions): Promise<JobMetadata>;
+}
+
+export interface LostSubmission {
+  system: string;
+  kind: keyof typeof TRANSFER_JOB_NAMES;
+  source: string;
+  target: string;
+  /** Epoch ms when the request was sent (our clock). */
+  sentAt: number;
+}
+
+/** Clocks of the client and the cluster differ; a job this much older than the request is not ours. */
+const CLOCK_SLACK_S = 120;
+
+/**
+ * The transfer job the lost submission started, or undefined when none shows up within
+ * `lookForMs` (a new job can take a few seconds to appear in the listing of a loaded scheduler).
+ * With several candidates, the one whose script names both paths.
+ */
+export async function findLostTransferJob(api: JobLookup, lost: LostSubmission, o: CallOptions & { lookForMs?: number } = {}): Promise<TransferJob | undefined> {
+  const call = { signal: o.signal, timeoutMs: o.timeoutMs };
+  const name = TRANSFER_JOB_NAMES[lost.kind];
+  const since = lost.sentAt / 1000 - CLOCK_SLACK_S;
+  const lookForMs = o.lookForMs ?? 20_000;
+  const sleeps = pollSleeps();
+  for (const started = Date.now(); ; ) {
+    const candidates = (await api.jobs(lost.system, call)).filter((j) => j.name === name && (j.submitTime === undefined || j.submitTime >= since));
+    const found = await pick(api, lost, candidates, call);
+    if (found) {
+      const { job, meta } = found;
+      // The logs name the outcome; a listing may leave them out, the metadata has them.
+      return { jobId: job.id, system: lost.system, workingDirectory: job.workingDirectory, outputLog: meta?.stdoutPath ?? job.stdoutPath, errorLog: meta?.stderrPath ?? job.stderrPath };
+    }
+    const next = sleeps.next().value * 1000;
+    if (Date.now() - started + next > lookForMs) return undefined;
+    await sleep(next, o.signal);
+  }
+}
+
+async function pick(api: JobLookup, lost: LostSubmission, candidates: Job[], call: CallOptions): Promise<{ job: Job; meta?: JobMetadata } | undefined> {
+  if (candidates.length === 0) return undefined;
+  // Newest first: a retried operation's earlier job is the less likely one.
+  const sorted = [...candidates].sort((a, b) => (b.submitTime ?? 0) - (a.submitTime ?? 0) || Number(b.id) - Number(a.id));
+  for (const job of sorted) {
+    const meta = await api.metadata(lost.system, job.id, call).catch(() => undefined);
+    if (meta?.script === undefined) {
+      // No script to compare (rest-mode schedulers answer 501): only a single candidate is safe.
+      if (candidates.length === 1) return { job, meta };
+      continue;
+    }
+    if (names(meta.script, lost.source) && names(meta.script, lost.target)) return { job, meta };
+  }
+  return undefined;
+}
+
+/** The script names `path`, as written or shell-quoted with single quotes. */
+function names(script: string, path: string): boolean {
+  return script.includes(path) || script.includes(path.replace(/'/g, `'\\''`));
+}
