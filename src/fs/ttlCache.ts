@@ -7,6 +7,7 @@
 export class TtlCache<V> {
   private readonly settled = new Map<string, { value: V; at: number }>();
   private readonly inflight = new Map<string, Promise<V>>();
+  private gen = 0;
 
   constructor(
     private readonly maxEntries: number,
@@ -15,8 +16,21 @@ export class TtlCache<V> {
 
   /** The cached value when it is at most `maxAgeMs` old. */
   peek(key: string, maxAgeMs: number): V | undefined {
+    return this.peekEntry(key, maxAgeMs)?.value;
+  }
+
+  /** Like `peek`, with the time the value was stored. */
+  peekEntry(key: string, maxAgeMs: number): { readonly value: V; readonly at: number } | undefined {
     const hit = this.settled.get(key);
-    return hit && this.now() - hit.at <= maxAgeMs ? hit.value : undefined;
+    return hit && this.now() - hit.at <= maxAgeMs ? hit : undefined;
+  }
+
+  /**
+   * Changes with every store and invalidation: a value peeked at one generation is still the cached
+   * one (if not expired) while the generation is the same.
+   */
+  get generation(): number {
+    return this.gen;
   }
 
   get(key: string, maxAgeMs: number, fetch: () => Promise<V>): Promise<V> {
@@ -40,11 +54,13 @@ export class TtlCache<V> {
 
   /** Drops the keys the predicate selects, cached or in flight. */
   invalidate(select: (key: string) => boolean): void {
+    this.gen++;
     for (const k of [...this.settled.keys()]) if (select(k)) this.settled.delete(k);
     for (const k of [...this.inflight.keys()]) if (select(k)) this.inflight.delete(k);
   }
 
   private store(key: string, value: V): void {
+    this.gen++;
     this.settled.delete(key);
     this.settled.set(key, { value, at: this.now() });
     // Map keeps insertion order: the first key is the oldest fetch.

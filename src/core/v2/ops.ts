@@ -3,9 +3,10 @@ import { FormData } from 'undici';
 import type { CallOptions, HeadTailOptions, ListOptions } from '../api';
 import type { ApiHttp, QueryValue } from '../http/apiHttp';
 import type { Checksum, CompressionType, FileContent, FileEntry, FileStat } from '../model';
+import { parseLsEntries } from './lsEntries';
 import { parseBody } from './parse';
 import { toFileEntry } from './translate';
-import { ChecksumW, ContentW, FileOutW, LsW, StatW, ViewW } from './wire';
+import { ChecksumW, ContentW, FileOutW, StatW, ViewW } from './wire';
 
 const OPS = '/filesystem/{system}/ops';
 
@@ -23,7 +24,7 @@ export class OpsRoutes {
   async list(system: string, path: string, o: ListOptions = {}): Promise<FileEntry[]> {
     const q = { path, showHidden: !!o.showHidden, recursive: !!o.recursive, numericUid: !!o.numericUid, dereference: !!o.dereference };
     const { res, label } = await this.get(system, 'ls', q, o);
-    return parseBody(LsW, res, label).output.map(toFileEntry);
+    return parseLsEntries(res, label);
   }
 
   async stat(system: string, path: string, o: CallOptions & { dereference?: boolean } = {}): Promise<FileStat> {

@@ -10,8 +10,29 @@ const DEFAULT_MAX_OPS_FILE_SIZE = 5 * 1024 * 1024;
 
 const KINDS: Record<string, FileKind> = { '-': 'file', d: 'directory', l: 'symlink' };
 
+/** Two ASCII digits at `i`, or -1. */
+function digits2(s: string, i: number): number {
+  const a = s.charCodeAt(i) - 48;
+  const b = s.charCodeAt(i + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
+
 /** `lastModified` has no zone; the server's local time is read as UTC. Unparsable → 0. */
 export function parseLastModified(s: string): number {
+  // The server's own form, YYYY-MM-DDTHH:MM:SS, read without a regex or Date.parse (an ls of 10,000
+  // entries reads 10,000 of them). Date.UTC rolls a 31st over like Date.parse does.
+  if (s.length === 19 && s.charCodeAt(4) === 45 && s.charCodeAt(7) === 45 && s.charCodeAt(10) === 84 && s.charCodeAt(13) === 58 && s.charCodeAt(16) === 58) {
+    const c = digits2(s, 0);
+    const y = digits2(s, 2);
+    const mo = digits2(s, 5);
+    const d = digits2(s, 8);
+    const h = digits2(s, 11);
+    const mi = digits2(s, 14);
+    const se = digits2(s, 17);
+    if (c >= 0 && y >= 0 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 && h >= 0 && h <= 23 && mi >= 0 && mi <= 59 && se >= 0 && se <= 59) {
+      return Date.UTC(c * 100 + y, mo - 1, d, h, mi, se);
+    }
+  }
   const zoned = /([zZ]|[+-]\d\d:?\d\d)$/.test(s) ? s : `${s}Z`;
   const t = Date.parse(zoned);
   return Number.isNaN(t) ? 0 : t;
