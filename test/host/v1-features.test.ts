@@ -98,6 +98,8 @@ describe('API v1 features', function () {
     }
     const items = menus['view/item/context'].filter((m) => m.command.startsWith('firecrest.v1.'));
     assert.ok(items.length >= 3 && items.every((m) => /;manage;|manage;/.test(m.when ?? '')), 'tree menus need the manage token');
+    const explorer = menus['explorer/context'].find((m) => m.command === 'firecrest.v1.transferOnCluster');
+    assert.match(explorer?.when ?? '', /resourceScheme == firecrest && firecrest\.v1Connected/, 'Move/Copy/Sync on remote files of v1 connections');
     assert.equal(client.capabilities.attach, false);
   });
 

@@ -84,7 +84,7 @@ describe('API v1 connection (UI)', () => {
     await page.locator('.notifications-toasts').getByText(`Reservation ${rsv} deleted`).first().waitFor({ timeout: 30_000 });
     await row(page, rsv).waitFor({ state: 'detached', timeout: 30_000 });
 
-    // Leave the workbench as it was: the demo connection unfolded, the v1 one removed.
+    // Leave the workbench as it was: the v1 connection removed (one connection again: its systems at the top).
     const conn = row(page, NAME);
     await conn.click({ button: 'right' });
     await menu.getByText('Remove Connection').first().click();
