@@ -59,15 +59,18 @@ void describe('bad input through the client', () => {
     if (!gatewayOnly()) for (const d of [process.cwd(), homedir(), tmpdir()]) assert.equal(existsSync(join(d, canary)), false, `${d}/${canary} exists`);
   });
 
-  // Known bug (reported): the v2 upload carries the name as the multipart filename, which undici's
-  // FormData writes with `"` → %22 and newline → %0A (WHATWG form encoding); the server stores the
-  // encoded name. Kept as a todo so it shows in every run until src/core/v2 fixes it.
-  void it('names with a double quote or a newline upload under their own name', { todo: 'v2 uploadSmall stores quote"double as quote%22double' }, async () => {
-    for (const name of ['quote"double', 'new\nline']) {
-      await c.uploadSmall(t.system, dir, name, enc('x'));
+  // The v2 upload names the file by the multipart filename (§3.4). undici's FormData writes `"` as
+  // %22 and a line break as %0A (WHATWG form encoding), which servers store as they are; the client
+  // writes the part itself (`"` and `\` escaped) and gives names no header line can carry (line
+  // breaks, backslashes) a temporary name and a rename.
+  void it('names with a double quote, a newline or a backslash upload under their own name', async () => {
+    for (const name of ['quote"double', 'new\nline', 'back\\slash', 'all"\\of\nthem\r', '\\\\unc-like', 'c:\\drive-like']) {
+      await c.uploadSmall(t.system, dir, name, enc(`content of ${name}`));
       const listed = (await c.list(t.system, dir, { showHidden: true })).map((e) => e.name);
+      const body = listed.includes(name) ? dec(await c.downloadSmall(t.system, `${dir}/${name}`)) : undefined;
       for (const n of listed) await c.remove(t.system, `${dir}/${n}`);
-      assert.ok(listed.includes(name), `${JSON.stringify(name)} stored as ${JSON.stringify(listed)}`);
+      assert.deepEqual(listed, [name], `${JSON.stringify(name)} stored as ${JSON.stringify(listed)}`);
+      assert.equal(body, `content of ${name}`);
     }
   });
 

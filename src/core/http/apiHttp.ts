@@ -29,6 +29,8 @@ export interface ApiRequest {
   json?: unknown;
   /** Multipart body; a factory because a retried request needs a fresh body. */
   form?: () => FormData;
+  /** A body encoded by the caller (a multipart body undici's FormData cannot write), as a factory. */
+  raw?: () => { data: Uint8Array; contentType: string };
   /** Extra request headers (v1 `X-Machine-Name`, `X-Task-Id`). */
   headers?: Record<string, string>;
   /** Statuses that mean success; any other one becomes a typed error. */
@@ -106,12 +108,16 @@ export class ApiHttp {
       await this.gate.wait(signal);
       const token = await this.tokens.token({ rejected, signal });
       const headers: Record<string, string> = { ...req.headers, authorization: `Bearer ${token}`, accept: 'application/json' };
-      let body: string | FormData | undefined;
+      let body: string | Uint8Array | FormData | undefined;
       if (req.json !== undefined) {
         headers['content-type'] = 'application/json';
         body = JSON.stringify(req.json);
       } else if (req.form) {
         body = req.form();
+      } else if (req.raw) {
+        const raw = req.raw();
+        headers['content-type'] = raw.contentType;
+        body = raw.data;
       }
       let res: TransportResponse;
       try {

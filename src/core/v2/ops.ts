@@ -1,9 +1,9 @@
 /** v2 filesystem "ops" routes (§3.4): synchronous commands over SSH. */
-import { FormData } from 'undici';
 import type { CallOptions, HeadTailOptions, ListOptions } from '../api';
 import type { ApiHttp, QueryValue } from '../http/apiHttp';
 import type { Checksum, CompressionType, FileContent, FileEntry, FileStat } from '../model';
 import { parseLsEntries } from './lsEntries';
+import { multipartFile } from './multipart';
 import { parseBody } from './parse';
 import { toFileEntry } from './translate';
 import { ChecksumW, ContentW, FileOutW, StatW, ViewW } from './wire';
@@ -93,13 +93,10 @@ export class OpsRoutes {
     return res.body;
   }
 
+  /** `fileName` should fit a multipart filename (`fitsMultipartFilename`); V2Api handles the others. */
   async upload(system: string, directory: string, fileName: string, data: Uint8Array, o?: CallOptions): Promise<void> {
-    const form = () => {
-      const f = new FormData();
-      f.append('file', new Blob([data], { type: 'application/octet-stream' }), fileName);
-      return f;
-    };
-    await this.http.request({ method: 'POST', route: `${OPS}/upload`, params: { system }, query: { path: directory }, form, expect: [204], call: o });
+    const raw = () => multipartFile(fileName, data);
+    await this.http.request({ method: 'POST', route: `${OPS}/upload`, params: { system }, query: { path: directory }, raw, expect: [204], call: o });
   }
 
   async compress(system: string, source: string, target: string, o: CallOptions & { dereference?: boolean; compression?: CompressionType; matchPattern?: string } = {}): Promise<void> {

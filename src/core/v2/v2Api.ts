@@ -1,4 +1,5 @@
 /** `FirecrestApi` over API v2: the routers of §3 plus the official client's blocking behaviours. */
+import { randomBytes } from 'node:crypto';
 import type {
   AccountingQuery,
   CallOptions,
@@ -16,6 +17,7 @@ import type { ApiHttp } from '../http/apiHttp';
 import type { Checksum, ComputeNode, FileContent, FileEntry, FileStat, Job, JobMetadata, JobSubmission, Partition, Reservation, System, TransferJob, UserInfo } from '../model';
 import { ComputeRoutes } from './compute';
 import { findLostTransferJob, mayHaveArrived, type LostSubmission } from './lostSubmission';
+import { fitsMultipartFilename } from './multipart';
 import { OpsRoutes } from './ops';
 import { StatusRoutes } from './status';
 import { TransferRoutes } from './transfer';
@@ -64,7 +66,24 @@ export class V2Api implements FirecrestApi {
   mkdir(system: string, path: string, o?: CallOptions & { parents?: boolean }): Promise<void> { return this.ops.mkdir(system, path, o); }
   symlink(system: string, target: string, linkPath: string, o?: CallOptions): Promise<void> { return this.ops.symlink(system, target, linkPath, o); }
   downloadSmall(system: string, path: string, o?: CallOptions): Promise<Uint8Array> { return this.ops.download(system, path, o); }
-  uploadSmall(system: string, directory: string, fileName: string, data: Uint8Array, o?: CallOptions): Promise<void> { return this.ops.upload(system, directory, fileName, data, o); }
+
+  /**
+   * A name no multipart filename carries intact (line breaks, backslashes) is uploaded under a
+   * temporary name in the same folder and then renamed by a transfer job (v2 has no direct rename).
+   */
+  async uploadSmall(system: string, directory: string, fileName: string, data: Uint8Array, o: CallOptions = {}): Promise<void> {
+    if (fitsMultipartFilename(fileName)) return this.ops.upload(system, directory, fileName, data, o);
+    const dir = directory.replace(/\/+$/, '');
+    const temp = `${dir}/.f7t-upload-${randomBytes(8).toString('hex')}`;
+    const target = `${dir}/${fileName}`;
+    await this.ops.upload(system, directory, temp.slice(dir.length + 1), data, o);
+    try {
+      await this.move(system, temp, target, { signal: o.signal, timeoutMs: o.timeoutMs });
+    } catch (e) {
+      await this.ops.rm(system, temp).catch(() => undefined);
+      throw e;
+    }
+  }
 
   async remove(system: string, path: string, o: WaitOptions & { account?: string } = {}): Promise<void> {
     try {
