@@ -99,7 +99,9 @@ describe('API v1 features', function () {
     const items = menus['view/item/context'].filter((m) => m.command.startsWith('firecrest.v1.'));
     assert.ok(items.length >= 3 && items.every((m) => /;manage;|manage;/.test(m.when ?? '')), 'tree menus need the manage token');
     const explorer = menus['explorer/context'].find((m) => m.command === 'firecrest.v1.transferOnCluster');
-    assert.match(explorer?.when ?? '', /resourceScheme == firecrest && firecrest\.v1Connected/, 'Move/Copy/Sync on remote files of v1 connections');
+    // VS Code hands back normalised when clauses (sorted, quoted): check the parts, not the text.
+    assert.match(explorer?.when ?? '', /resourceScheme == '?firecrest'?/, 'Move/Copy/Sync on remote files');
+    assert.match(explorer?.when ?? '', /firecrest\.v1Connected/, 'Move/Copy/Sync only with a v1 connection');
     assert.equal(client.capabilities.attach, false);
   });
 
@@ -148,7 +150,7 @@ describe('API v1 features', function () {
       const l = failures('firecrest.v1.createReservation', mark);
       return l.length ? l : undefined;
     });
-    assert.match(line, /node configuration|not available|nodes/i, line);
+    assert.match(line, /Requested node configuration is not available/i, line);
   });
 
   it('creates a reservation from the form answers: on the scheduler and in the tree', async () => {
