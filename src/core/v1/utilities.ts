@@ -3,6 +3,7 @@
  * `{"description","output"}` envelope and the per-route success statuses of §4.2.
  */
 import type { CallOptions, HeadTailOptions, ListOptions } from '../api';
+import { InvalidInputError } from '../errors';
 import type { Checksum, FileContent, FileEntry, FileStat, UserInfo } from '../model';
 import { toFileEntry } from '../v2/translate';
 import { flag, type Fields, type V1Http } from './v1Http';
@@ -102,6 +103,11 @@ export class UtilitiesRoutes {
 
   /** `targetPath` is the directory; the file part's name names the file. */
   upload(machine: string, directory: string, fileName: string, data: Uint8Array, o?: CallOptions): Promise<void> {
+    // undici's FormData writes `"` and line breaks as %22/%0A/%0D, which pass the server's check and
+    // name the file wrongly; v1 servers refuse these characters in a file name anyway (§2.1).
+    if (/["\r\n]/.test(fileName)) {
+      return Promise.reject(new InvalidInputError(`File name ${JSON.stringify(fileName)} has an invalid char: API v1 servers refuse " and control characters in file names`, { route: 'POST /utilities/upload' }));
+    }
     return this.v1.send('POST', '/utilities/upload', { machine, fields: { targetPath: directory }, file: { name: fileName, data }, expect: [201], call: o }).then(() => undefined);
   }
 
