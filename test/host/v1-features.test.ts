@@ -192,16 +192,23 @@ describe('API v1 features', function () {
     const src = base.joinPath('data.txt');
     const dst = base.joinPath('moved.txt');
     await vscode.workspace.fs.writeFile(uri(src), new TextEncoder().encode(`payload ${tag}\n`));
-    const blocker = await client.submitJob(t.system, { script: '#!/bin/bash\n#SBATCH --time=00:05:00\nsleep 4\n', workingDirectory: base.path, name: `v1-blocker-${tag}` });
+    // The job the transfer waits for runs until the test creates its `go` file: no race with the clock.
+    const go = base.joinPath('go');
+    const script = `#!/bin/bash\n#SBATCH --time=00:05:00\nwhile [ ! -e '${go.path}' ]; do sleep 1; done\n`;
+    const blocker = await client.submitJob(t.system, { script, workingDirectory: base.path, name: `v1-blocker-${tag}` });
     const moved = await vscode.commands.executeCommand<{ jobId: string; system: string; taskId?: string; kind: string }>('firecrest.v1.transferOnCluster', {
       uri: uri(src), kind: 'mv', target: dst.path, afterJob: blocker, time: '10:00',
     });
     assert.ok(moved?.jobId, 'the command returns the submitted job');
     assert.equal(moved.kind, 'mv');
+    const waiting = await waitFor('the transfer job in the queue', () => client.job(moved.system, moved.jobId), 60_000);
+    assert.equal(waiting.isFinal, false, `the transfer waits for job ${blocker} (${waiting.state})`);
+    assert.equal((await client.stat(t.system, src.path)).size, `payload ${tag}\n`.length, 'nothing moved while the first job runs');
+    await vscode.workspace.fs.writeFile(uri(go), new Uint8Array());
     const first = await client.waitForJob(t.system, blocker, { overallTimeoutMs: 120_000 });
+    assert.equal(first.stateClass, 'completed');
     const job = await client.waitForJob(moved.system, moved.jobId, { overallTimeoutMs: 180_000 });
     assert.equal(job.stateClass, 'completed', `transfer job ${job.state}`);
-    if (first.endTime !== undefined && job.startTime !== undefined) assert.ok(job.startTime >= first.endTime, 'the transfer started only after its dependency ended');
     const text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri(dst)));
     assert.equal(text, `payload ${tag}\n`);
     await assert.rejects(Promise.resolve(client.stat(t.system, src.path)), 'the source is gone');
