@@ -6,10 +6,14 @@
  *    timed against the raw `GET ops/ls` of the same folder (own keep-alive pool, bearer token,
  *    JSON-parsed): interleaved pairs in ABBA order after warm-up pairs, medians and quartiles
  *    (BENCH_REPS_1K / BENCH_REPS_10K pairs; run with --expose-gc to collect before each sample);
+ *    then the same pairs against a loopback server replaying the recorded `ls` bodies at once, which
+ *    leaves only what the client adds (the gateway's process spawns dominate the noise under load);
  *  - opening a file = stat + readFile, 20 small files;
  *  - an idle Explorer with nothing visible (window unfocused / nothing watched) for BENCH_IDLE_S s.
  * Prints a table; needs the local gateway (run through scripts/with-gateway.mjs).
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { availableParallelism, loadavg } from 'node:os';
 import { Pool, request } from 'undici';
 import { createClient } from '../src/core/createClient';
@@ -66,17 +70,17 @@ async function rawToken(): Promise<string> {
  * The baseline: the same `GET ops/ls` (same query) over a keep-alive pool of its own, with the same
  * bearer token scheme, the body read and JSON-parsed. Nothing else.
  */
-function rawLister(): { ls: (dir: FirecrestUri) => Promise<number>; close: () => Promise<void> } {
-  const base = new URL(t.url);
+function rawLister(url: string, newToken: () => Promise<string>): { ls: (dir: FirecrestUri) => Promise<number>; close: () => Promise<void> } {
+  const base = new URL(url);
   const pool = new Pool(base.origin, { connections: 16, keepAliveTimeout: 30_000 });
   const prefix = base.pathname.replace(/\/+$/, '');
   let token: string | undefined;
   let tokenAt = 0;
   return {
     ls: async (dir) => {
-      // Renewed every minute, outside the timed part (see expand()).
+      // Renewed every minute, outside the timed part.
       if (!token || Date.now() - tokenAt > 60_000) {
-        token = await rawToken();
+        token = await newToken();
         tokenAt = Date.now();
       }
       const q = new URLSearchParams({ path: dir.path, showHidden: 'true', recursive: 'false', numericUid: 'false', dereference: 'false' });
@@ -91,13 +95,31 @@ function rawLister(): { ls: (dir: FirecrestUri) => Promise<number>; close: () =>
   };
 }
 
+/**
+ * A loopback server answering `ops/ls` with bodies recorded from the gateway, at once: against it
+ * the client and the raw call differ only by what the client does, without the gateway's spawns
+ * and their noise on a loaded machine.
+ */
+async function replayServer(bodies: Map<string, Buffer>): Promise<{ url: string; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    const u = new URL(req.url ?? '/', 'http://x');
+    const body = bodies.get(u.searchParams.get('path') ?? '');
+    res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' });
+    res.end(body ?? '{"errorType":"error","message":"not recorded","causedBy":null,"data":null,"user":null}');
+  });
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/v2`, close: () => new Promise((r) => server.close(() => r())) };
+}
+
 const gc = (globalThis as { gc?: () => void }).gc;
 
 /** Expanding `dir` the way VS Code does, through a fresh provider whose parent listing is known. */
-async function clientExpand(client: FirecrestClient, dir: FirecrestUri): Promise<{ ms: number; entries: number; requests: number }> {
+async function clientExpand(client: FirecrestClient, dir: FirecrestUri, counted: boolean): Promise<{ ms: number; entries: number; requests: number }> {
   const fs = newFs(client);
   await fs.list(dir.dirname); // the parent is on screen already
-  await resetStats();
+  if (counted) await resetStats();
   gc?.();
   const t0 = performance.now();
   await fs.stat(dir);
@@ -105,7 +127,7 @@ async function clientExpand(client: FirecrestClient, dir: FirecrestUri): Promise
   // VS Code hands over one URI per child; parsing it is what the adapter does (FirecrestUri.from).
   await Promise.all(children.map(([name]) => fs.stat(dir.with({ path: `${dir.path}/${name}` }))));
   const ms = performance.now() - t0;
-  return { ms, entries: children.length, requests: (await stats()).requests };
+  return { ms, entries: children.length, requests: counted ? (await stats()).requests : -1 };
 }
 
 interface ExpandResult {
@@ -122,7 +144,7 @@ interface ExpandResult {
  * Interleaved pairs (ABBA order, so neither side always runs first on a warm connection), after
  * `warmup` untimed pairs; medians and quartiles of each side and of the per-pair ratio.
  */
-async function expand(client: FirecrestClient, raw: ReturnType<typeof rawLister>, dir: FirecrestUri, reps: number, warmup = 3): Promise<ExpandResult> {
+async function expand(client: FirecrestClient, raw: ReturnType<typeof rawLister>, dir: FirecrestUri, reps: number, counted: boolean, warmup = 3): Promise<ExpandResult> {
   const cs: number[] = [];
   const rs: number[] = [];
   let requests = 0;
@@ -134,7 +156,7 @@ async function expand(client: FirecrestClient, raw: ReturnType<typeof rawLister>
       gc?.();
       r = await raw.ls(dir);
     }
-    const c = await clientExpand(client, dir);
+    const c = await clientExpand(client, dir, counted);
     if (!rawFirst) {
       gc?.();
       r = await raw.ls(dir);
@@ -170,22 +192,40 @@ async function main(): Promise<void> {
       ...range(20).map((i) => ({ name: `small/s${i}.txt`, data: new TextEncoder().encode(`file ${i}\n`.repeat(20)) })),
     ]);
 
-    const raw = rawLister();
+    const ms = (x: number) => x.toFixed(x < 100 ? 1 : 0);
+    const row = (label: string, r: ExpandResult) =>
+      rows.push([
+        `${label} ${r.entries} entries (${r.reps} pairs)`,
+        r.requests >= 0 ? `${r.requests}` : '-',
+        r.requests >= 0 ? '1' : '-',
+        `client ${ms(r.client.p50)} ms [${ms(r.client.p25)}-${ms(r.client.p75)}], raw ls ${ms(r.raw.p50)} ms [${ms(r.raw.p25)}-${ms(r.raw.p75)}]; ` +
+          `ratio ${r.ratio.p50.toFixed(2)}x [${r.ratio.p25.toFixed(2)}-${r.ratio.p75.toFixed(2)}]`,
+        '<= 1.2x raw ls',
+      ]);
+    const reps = (d: FirecrestUri) => (d === d1k ? Number(process.env.BENCH_REPS_1K ?? 61) : Number(process.env.BENCH_REPS_10K ?? 41));
+    const raw = rawLister(t.url, rawToken);
+    const bodies = new Map<string, Buffer>();
     try {
-      for (const [dir, reps] of [[d1k, Number(process.env.BENCH_REPS_1K ?? 61)], [d10k, Number(process.env.BENCH_REPS_10K ?? 41)]] as const) {
-        const r = await expand(client, raw, dir, reps);
-        const ms = (x: number) => x.toFixed(x < 100 ? 1 : 0);
-        rows.push([
-          `expand folder of ${r.entries} entries (${r.reps} pairs)`,
-          `${r.requests}`,
-          '1',
-          `client ${ms(r.client.p50)} ms [${ms(r.client.p25)}-${ms(r.client.p75)}], raw ls ${ms(r.raw.p50)} ms [${ms(r.raw.p25)}-${ms(r.raw.p75)}]; ` +
-            `ratio ${r.ratio.p50.toFixed(2)}x [${r.ratio.p25.toFixed(2)}-${r.ratio.p75.toFixed(2)}]`,
-          '<= 1.2x raw ls',
-        ]);
+      for (const dir of [d1k, d10k]) row('expand a folder of', await expand(client, raw, dir, reps(dir), true));
+      // The same bodies, answered at once by a replay server: what the client itself adds.
+      const token = await rawToken();
+      for (const dir of [base, d1k, d10k]) {
+        const q = new URLSearchParams({ path: dir.path, showHidden: 'true', recursive: 'false', numericUid: 'false', dereference: 'false' });
+        const res = await request(`${t.url}/filesystem/${encodeURIComponent(dir.system)}/ops/ls?${q.toString()}`, { headers: { authorization: `Bearer ${token}` } });
+        bodies.set(dir.path, Buffer.from(await res.body.arrayBuffer()));
       }
     } finally {
       await raw.close();
+    }
+    const replay = await replayServer(bodies);
+    const replayRaw = rawLister(replay.url, () => Promise.resolve('replay-token'));
+    const replayClient = await createClient({ profile: { name: 'replay', url: replay.url, apiVersion: 'v2' }, staticToken: 'replay-token' });
+    try {
+      for (const dir of [d1k, d10k]) row('replayed ls (client cost only),', await expand(replayClient, replayRaw, dir, reps(dir), false));
+    } finally {
+      await replayClient.dispose();
+      await replayRaw.close();
+      await replay.close();
     }
 
     {

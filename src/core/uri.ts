@@ -69,7 +69,12 @@ export class FirecrestUri {
   }
 }
 
+/** An absolute path with no empty, `.` or `..` segment and no trailing slash: already normal. */
+const NORMAL = /^(?:\/(?!\.\.?(?:\/|$))[^/]+)+$/;
+
 function normalizePath(p: string): string {
+  // The common case (every child of a listed folder) skips the split and join.
+  if (NORMAL.test(p)) return p;
   if (!p.startsWith('/')) p = '/' + p;
   const out: string[] = [];
   for (const seg of p.split('/')) {
