@@ -2,10 +2,12 @@
  * v1 compute service (§2.5): every call creates a task that is polled to its end. Avoids
  * `GET /compute/jobs/{id}` (its task never finishes, Q3) in favour of `?jobs=<id>`.
  */
+import { posix } from 'node:path';
 import type { AccountingQuery, CallOptions, JobListOptions } from '../api';
 import { FirecrestError, NotFoundError, NotSupportedError } from '../errors';
 import type { ComputeNode, Job, JobSubmission, Partition, Reservation } from '../model';
 import type { QueryValue } from '../http/apiHttp';
+import { JobFacts, knownPath } from './jobFacts';
 import { Tasks, type TaskWaitOptions } from './tasks';
 import { acctJob, node, partition, queueJob, reservation } from './translate';
 import type { Fields, V1Http } from './v1Http';
@@ -51,6 +53,8 @@ export function withWorkingDirectory(script: string, dir: string): string {
 
 /** Compute routes of one connection. */
 export class ComputeRoutes {
+  private readonly facts = new JobFacts();
+
   constructor(private readonly v1: V1Http, private readonly tasks: Tasks) {}
 
   private async task(method: 'GET' | 'POST' | 'DELETE', route: string, machine: string, o: { query?: Record<string, QueryValue>; fields?: Fields; file?: { name: string; data: Uint8Array }; params?: Record<string, string>; expect: number; wait?: TaskWaitOptions }): Promise<unknown> {
@@ -77,15 +81,18 @@ export class ComputeRoutes {
     } else {
       throw new NotSupportedError('A job needs a script or a script path');
     }
-    const id = records([data])[0]?.jobid;
+    const done = records([data])[0];
+    const id = done?.jobid;
     if (typeof id !== 'string' || !id) throw new FirecrestError(`The job was not submitted: ${JSON.stringify(data)}`);
+    const workingDirectory = job.script !== undefined ? job.workingDirectory : job.scriptPath && posix.dirname(job.scriptPath);
+    this.facts.remember(machine, id, { workingDirectory, stdoutPath: knownPath(done.job_file_out), stderrPath: knownPath(done.job_file_err) });
     return id;
   }
 
   /** The queue; with `allUsers` every user's jobs (`userJobs=false`). */
   async jobs(machine: string, o: JobListOptions & { jobIds?: string[] } = {}): Promise<Job[]> {
     const query = { jobs: o.jobIds?.join(','), userJobs: o.allUsers ? 'false' : undefined };
-    const jobs = records(await this.task('GET', '/compute/jobs', machine, { query, expect: 200, wait: o })).map(queueJob);
+    const jobs = records(await this.task('GET', '/compute/jobs', machine, { query, expect: 200, wait: o })).map((r) => this.facts.complete(machine, queueJob(r)));
     return jobs.filter((j) => (!o.name || j.name === o.name) && (!o.account || j.account === undefined || j.account === o.account));
   }
 
@@ -119,7 +126,7 @@ export class ComputeRoutes {
         if (e instanceof FirecrestError && /greater than total pages/.test(e.message)) break;
         throw e;
       }
-      out.push(...rows.map(acctJob));
+      out.push(...rows.map((r) => this.facts.complete(machine, acctJob(r))));
       if (rows.length < PAGE) break;
     }
     return out.filter((j) => !q.name || j.name === q.name);

@@ -9,6 +9,7 @@ import type { S3Http } from '../transfer/s3Http';
 import { sleep } from '../http/sleep';
 import type { Checksum, ComputeNode, FileContent, FileEntry, FileStat, Job, JobMetadata, JobSubmission, Partition, Reservation, System, TransferJob, UserInfo } from '../model';
 import { ComputeRoutes } from './compute';
+import { RecentJobs } from './recentJobs';
 import { ReservationRoutes } from './reservations';
 import { V1Staging } from './staging';
 import { StatusRoutes } from './status';
@@ -33,13 +34,14 @@ function archiveType(path: string): string | undefined {
 /** One v1 connection. Construct with the client's ApiHttp. */
 export class V1Api implements FirecrestApi, V1Extras {
   readonly apiVersion = 'v1' as const;
-  readonly capabilities: Capabilities = { attach: false, directRename: true, reservationsManagement: true, tasks: true, jobScriptPath: true, submitOverrides: false };
+  readonly capabilities: Capabilities = { attach: false, directRename: true, reservationsManagement: true, tasks: true, jobScriptPath: true, jobScript: false, submitOverrides: false };
   private readonly status: StatusRoutes;
   private readonly util: UtilitiesRoutes;
   private readonly compute: ComputeRoutes;
   private readonly storage: StorageRoutes;
   private readonly rsv: ReservationRoutes;
   private readonly taskRoutes: Tasks;
+  private readonly recent: RecentJobs;
   /** The staged transfers of this connection (`StagingRoutes` of `core/transfer`). */
   readonly staging: V1Staging;
 
@@ -53,6 +55,10 @@ export class V1Api implements FirecrestApi, V1Extras {
     this.storage = new StorageRoutes(v1, this.taskRoutes);
     this.rsv = new ReservationRoutes(v1);
     this.staging = new V1Staging(http, s3);
+    this.recent = new RecentJobs(async (machine, startTime, o) => {
+      const done = await this.compute.accounting(machine, { startTime, name: o.name, signal: o.signal, timeoutMs: o.timeoutMs });
+      return done.filter((j) => !o.account || j.account === undefined || j.account === o.account);
+    });
   }
 
   serverVersion(o?: CallOptions): Promise<string | undefined> { return this.status.version(o); }
@@ -145,7 +151,10 @@ export class V1Api implements FirecrestApi, V1Extras {
   }
 
   submitJob(system: string, job: JobSubmission, o?: CallOptions): Promise<string> { return this.compute.submit(system, job, o); }
-  jobs(system: string, o?: JobListOptions): Promise<Job[]> { return this.compute.jobs(system, o); }
+  /** The queue and, like v2's listing, the jobs that finished within `timeWindow` (default 24 h). */
+  async jobs(system: string, o: JobListOptions = {}): Promise<Job[]> {
+    return this.recent.merge(system, await this.compute.jobs(system, o), o);
+  }
   job(system: string, jobId: string, o?: CallOptions): Promise<Job> { return this.compute.job(system, jobId, o); }
   /** v1 cannot return a job's script; only the log paths squeue reports. */
   async jobMetadata(system: string, jobId: string, o?: CallOptions): Promise<JobMetadata> {
