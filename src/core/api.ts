@@ -155,6 +155,8 @@ export interface Capabilities {
   reservationsManagement: boolean;
   tasks: boolean;
   jobScriptPath: boolean;
+  /** The scheduler's copy of a job's script comes back with its metadata (v2; Show Details, Resubmit). */
+  jobScript: boolean;
   /** Partition/reservation overrides on submit. */
   submitOverrides: boolean;
 }
