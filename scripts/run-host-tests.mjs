@@ -3,7 +3,10 @@
 // 4.100.3 + headless Chromium. Builds the extension and the suite, starts the local gateway (or
 // uses the deployment named by FIRECREST_URL), runs the suite once, prints mocha's output and exits
 // with its result. Everything started is stopped in `finally`, on SIGINT/SIGTERM and on timeout.
-// Options: --grep <text> (mocha grep), --timeout <s> (whole run, default 600), --verbose.
+// Options: --grep <text> (mocha grep), --timeout <s> (whole run, default 600), --verbose,
+// --api v1|v2 (the API generation the suites connect with; default FIRECREST_API_VERSION, else v2:
+// against the local gateway v1 means its `/v1` base URL), --files <a,b> (only the test files whose
+// name contains one of these, e.g. `fs,jobs`).
 import { spawnSync } from 'node:child_process';
 import { ensureTestHost, formatAutomationLog, isNoise, launchBrowser, onSignals, repoRoot, startCodeServer, workbenchUrl } from './lib/code-server.mjs';
 import { buildHostSuite } from './lib/build-host-suite.mjs';
@@ -29,16 +32,21 @@ try {
   const suite = await buildHostSuite();
   console.log(`[host] ${suite.files.length} test file(s): ${suite.files.join(', ')}`);
 
+  const api = opt('--api') ?? process.env.FIRECREST_API_VERSION ?? 'v2';
+  if (!/^v?[12]/.test(api)) throw new Error(`--api ${api}: expected v1 or v2`);
   let env = {};
   if (process.env.FIRECREST_URL) {
-    console.log(`[host] using the deployment at ${process.env.FIRECREST_URL} (FIRECREST_URL is set)`);
+    // A site's deployment: FIRECREST_URL must already be its base URL of that API generation.
+    env = { FIRECREST_API_VERSION: api };
+    console.log(`[host] using the deployment at ${process.env.FIRECREST_URL} (FIRECREST_URL is set), API ${api}`);
   } else {
     const gw = await startGateway({ scheduler: process.env.GATEWAY_SCHEDULER || 'auto' });
     cleanups.push(gw.stop);
-    env = envFor(gw.info, gw.line, process.env.FIRECREST_API_VERSION || 'v2');
-    console.log(`[host] local gateway up: ${env.FIRECREST_URL} (scheduler ${gw.info.scheduler ?? '?'})`);
+    env = envFor(gw.info, gw.line, api.includes('1') ? 'v1' : 'v2');
+    console.log(`[host] local gateway up: ${env.FIRECREST_URL} (API ${env.FIRECREST_API_VERSION}, scheduler ${gw.info.scheduler ?? '?'})`);
   }
   if (opt('--grep')) env.MOCHA_GREP = opt('--grep');
+  if (opt('--files')) env.FIRECREST_HOST_FILES = opt('--files');
 
   const cs = await startCodeServer({ entry, env, logLevel: process.env.FIRECREST_TEST_LOG_LEVEL, quiet: !verbose });
   cleanups.push(cs.stop);

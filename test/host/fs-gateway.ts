@@ -2,7 +2,7 @@
  * Direct HTTP to the deployment and the local gateway's admin API, for the fs host tests: changes
  * "behind the editor's back", another user's files, fault switches and request counts.
  */
-import type { GatewayInfo } from '../support/target';
+import type { GatewayInfo, Target } from '../support/target';
 
 export async function tokenFor(tokenUrl: string, clientId: string, clientSecret: string): Promise<string> {
   const res = await fetch(tokenUrl, {
@@ -14,15 +14,51 @@ export async function tokenFor(tokenUrl: string, clientId: string, clientSecret:
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
-export async function directUpload(url: string, token: string, system: string, dir: string, name: string, data: Uint8Array): Promise<void> {
-  const form = new FormData();
-  form.append('file', new Blob([data]), name);
-  const res = await fetch(`${url}/filesystem/${system}/ops/upload?path=${encodeURIComponent(dir)}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}` },
-    body: form,
-  });
-  if (!res.ok) throw new Error(`upload ${dir}/${name}: HTTP ${res.status} ${await res.text()}`);
+/** Calls on the deployment as some user, outside the extension, in the target's API generation. */
+export interface DirectOps {
+  upload(dir: string, name: string, data: Uint8Array): Promise<void>;
+  chmod(path: string, mode: string): Promise<void>;
+  rm(path: string): Promise<void>;
+}
+
+async function ok(what: string, res: Response): Promise<void> {
+  if (!res.ok) throw new Error(`${what}: HTTP ${res.status} ${await res.text()}`);
+}
+
+export function directOps(t: Target, token: string): DirectOps {
+  const auth = { authorization: `Bearer ${token}` };
+  if (t.apiVersion === 'v1') {
+    const v1 = { ...auth, 'x-machine-name': t.system };
+    const form = (fields: Record<string, string>) => new URLSearchParams(fields);
+    return {
+      async upload(dir, name, data) {
+        const f = new FormData();
+        f.append('targetPath', dir);
+        f.append('file', new Blob([data]), name);
+        await ok(`upload ${dir}/${name}`, await fetch(`${t.url}/utilities/upload`, { method: 'POST', headers: v1, body: f }));
+      },
+      async chmod(path, mode) {
+        await ok(`chmod ${path}`, await fetch(`${t.url}/utilities/chmod`, { method: 'PUT', headers: v1, body: form({ targetPath: path, mode }) }));
+      },
+      async rm(path) {
+        await ok(`rm ${path}`, await fetch(`${t.url}/utilities/rm`, { method: 'DELETE', headers: v1, body: form({ targetPath: path }) }));
+      },
+    };
+  }
+  const ops = `${t.url}/filesystem/${t.system}/ops`;
+  return {
+    async upload(dir, name, data) {
+      const f = new FormData();
+      f.append('file', new Blob([data]), name);
+      await ok(`upload ${dir}/${name}`, await fetch(`${ops}/upload?path=${encodeURIComponent(dir)}`, { method: 'POST', headers: auth, body: f }));
+    },
+    async chmod(path, mode) {
+      await ok(`chmod ${path}`, await fetch(`${ops}/chmod`, { method: 'PUT', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ path, mode }) }));
+    },
+    async rm(path) {
+      await ok(`rm ${path}`, await fetch(`${ops}/rm?path=${encodeURIComponent(path)}`, { method: 'DELETE', headers: auth }));
+    },
+  };
 }
 
 function admin(gw: GatewayInfo | undefined): { base: string; headers: Record<string, string> } | undefined {

@@ -12,7 +12,8 @@ import { FirecrestUri } from '../../src/core/uri';
 import { tarGz } from '../../bench/fs-tar';
 import { gatewayOnly, target } from '../support/target';
 import { extensionApi, firecrestLogText, waitFor } from './support/extension';
-import { clearFaults, directUpload, setFault, statsOf, tokenFor } from './fs-gateway';
+import { clearFaults, directOps, setFault, statsOf, tokenFor } from './fs-gateway';
+import { routesOf } from './support/apiVersion';
 
 const PROFILE = 'fs-test';
 const enc = new TextEncoder();
@@ -114,7 +115,7 @@ describe('remote files (firecrest:// file system)', function () {
     assert.equal(many.length, 5000);
     assert.ok(many.every(([, type]) => type === vscode.FileType.File));
     if (stats) {
-      const ls = await stats.count(/GET .*\/ops\/ls$/);
+      const ls = await stats.count(new RegExp(routesOf(t).ls));
       assert.equal(ls, 1, 'a folder of 5,000 entries costs one listing');
     }
   });
@@ -192,24 +193,20 @@ describe('remote files (firecrest:// file system)', function () {
     if (skip || !bob) return this.skip();
     const token = await tokenFor(t.tokenUrl, bob.clientId, bob.clientSecret);
     const name = `fs-test-secret-${randomBytes(3).toString('hex')}.txt`;
-    await directUpload(t.url, token, t.system, `/home/${bob.user}`, name, enc.encode('secret'));
-    const res = await fetch(`${t.url}/filesystem/${t.system}/ops/chmod`, {
-      method: 'PUT',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ path: `/home/${bob.user}/${name}`, mode: '600' }),
-    });
-    assert.ok(res.ok, `chmod as ${bob.user}: ${res.status}`);
+    const asBob = directOps(t, token);
+    await asBob.upload(`/home/${bob.user}`, name, enc.encode('secret'));
+    await asBob.chmod(`/home/${bob.user}/${name}`, '600');
     try {
       const other = uri(FirecrestUri.from({ system: t.system, path: `/home/${bob.user}/${name}`, profile: PROFILE }));
       await rejectsWith(read(other), 'NoPermissions');
     } finally {
-      await fetch(`${t.url}/filesystem/${t.system}/ops/rm?path=${encodeURIComponent(`/home/${bob.user}/${name}`)}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+      await asBob.rm(`/home/${bob.user}/${name}`).catch(() => undefined);
     }
   });
 
-  for (const [what, match] of [
-    ['the move', 'POST .*/transfer/mv'],
-    ['the upload', 'POST .*/ops/upload'],
+  for (const [what, route] of [
+    ['the move', 'saveMove'],
+    ['the upload', 'upload'],
   ] as const) {
     it(`keeps the old content and the editor dirty when ${what} fails during a save`, async function () {
       if (gatewayOnly()) return this.skip();
@@ -220,7 +217,7 @@ describe('remote files (firecrest:// file system)', function () {
       edit.insert(file, new vscode.Position(0, 0), 'new ');
       assert.ok(await vscode.workspace.applyEdit(edit));
       assert.ok(doc.isDirty);
-      await setFault(t.gateway, { error: { next: 20, statuses: [500], match } });
+      await setFault(t.gateway, { error: { next: 20, statuses: [500], match: routesOf(t)[route] } });
       let saved: boolean;
       try {
         saved = await doc.save();
@@ -248,7 +245,7 @@ describe('remote files (firecrest:// file system)', function () {
       await vscode.workspace.fs.readDirectory(uri(dir)); // "expanded in the Explorer"
       await new Promise((r) => setTimeout(r, 500));
       const token = await tokenFor(t.tokenUrl, t.clientId, t.clientSecret);
-      await directUpload(t.url, token, t.system, dir.path, 'behind-your-back.txt', enc.encode('surprise'));
+      await directOps(t, token).upload(dir.path, 'behind-your-back.txt', enc.encode('surprise'));
       await waitFor('the created file to be reported', () => seen.includes(dir.joinPath('behind-your-back.txt').path), 30_000);
     } finally {
       watcher.dispose();
@@ -265,7 +262,7 @@ describe('remote files (firecrest:// file system)', function () {
     if (stats && polled().length === 0) {
       await stats.reset();
       await new Promise((r) => setTimeout(r, 8000));
-      const lists = await stats.count(/GET .*\/ops\/ls$/);
+      const lists = await stats.count(new RegExp(routesOf(t).ls));
       assert.equal(lists, 0, 'no listing while nothing is watched');
     }
   });

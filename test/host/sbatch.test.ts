@@ -12,6 +12,7 @@ import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../src/core/client';
 import type { Partition, Reservation } from '../../src/core/model';
 import { target } from '../support/target';
+import { skipBecause } from './support/apiVersion';
 import { extensionApi, waitFor } from './support/extension';
 
 const PROFILE = 'sbatch-test';
@@ -35,6 +36,8 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
   let maint: Reservation;
   let user: string;
   let accounts: string[];
+  /** What the connection reports decides which live checks can fire (API v1: no time limits, no accounts). */
+  let knowsMaxTime: boolean;
 
   /** Writes a script, opens it in an editor and waits until its diagnostics satisfy `ready`. */
   async function open(name: string, text: string, ready: (d: Diag[]) => boolean): Promise<{ editor: vscode.TextEditor; uri: vscode.Uri }> {
@@ -63,6 +66,7 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     const info = await client.userInfo(t.system);
     user = info.user.name;
     accounts = (info.accounts ?? []).sort((a, b) => Number(b.isDefault) - Number(a.isDefault)).map((a) => a.name);
+    knowsMaxTime = partitions.some((p) => p.maxTimeSeconds !== undefined);
     // Scripts live outside the workspace: the user setting names the system they are checked against.
     await vscode.workspace.getConfiguration('firecrest').update('sbatch.system', `${PROFILE}/${t.system}`, vscode.ConfigurationTarget.Global);
   });
@@ -88,7 +92,8 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     const { uri } = await open('wrong.sh', text, (d) => d.some((x) => x[0] === 'unknown-partition'));
     assert.deepEqual(diags(uri), [
       ['unknown-partition', 1, 20, 26, `Partition 'nosuch' does not exist on ${t.system} (it has ${names.join(', ')}).`],
-      ['unknown-account', 2, 18, 24, `You (${user}) cannot charge account 'nobody' on ${t.system}: your accounts are ${accounts.join(', ')}.`],
+      // Accounts are checked only when the connection reports them (v1's whoami has none).
+      ...(accounts.length ? [['unknown-account', 2, 18, 24, `You (${user}) cannot charge account 'nobody' on ${t.system}: your accounts are ${accounts.join(', ')}.`] as Diag] : []),
       ['unknown-reservation', 3, 22, 26, `Reservation 'gone' does not exist on ${t.system} (it has maint).`],
       ['unknown-directive', 4, 8, 20, "sbatch has no option '--frobnicate'."],
       ['malformed-value', 5, 14, 18, "--mem: '1.5G': sbatch takes whole numbers only (use a smaller unit, e.g. 1536M)."],
@@ -121,7 +126,8 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     await waitFor('the diagnostic to go', () => diags(uri).length === 0);
   });
 
-  it('clamps a time limit above the partition maximum', async () => {
+  it('clamps a time limit above the partition maximum', async function () {
+    skipBecause(this, knowsMaxTime ? undefined : 'the connection reports no partition time limits (API v1)');
     const { editor, uri } = await open('time.sh', '#!/bin/bash\n#SBATCH -p debug\n#SBATCH --time=2:00:00\nsrun true\n', (d) => d.length > 0);
     assert.deepEqual(diags(uri), [['time-above-max', 2, 15, 22, "Time limit 02:00:00 is above the maximum of partition 'debug' (01:00:00): sbatch refuses the job."]]);
     const [fix] = await fixes(uri, 2, 16);
@@ -136,13 +142,13 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     const { uri } = await open('maint.sh', text, (d) => d.length >= 1);
     assert.deepEqual(diags(uri), [
       ['reservation-inactive', 2, 22, 27, `Reservation 'maint' has not started: the job waits until ${when(maint.start)}.`],
-      ['time-above-max', 3, 15, 18, "Time limit 4-00:00:00 is above the maximum of partition 'long' (2-00:00:00): sbatch refuses the job."],
+      ...(knowsMaxTime ? [['time-above-max', 3, 15, 18, "Time limit 4-00:00:00 is above the maximum of partition 'long' (2-00:00:00): sbatch refuses the job."] as Diag] : []),
     ]);
     // Without the reservation, a job longer than the time to the window runs into it.
     const { editor, uri: u2 } = await open('maint2.sh', '#!/bin/bash\n#SBATCH --partition=xfer,long\n#SBATCH --time=UNLIMITED\necho\n', (d) => d.some((x) => x[0] === 'maintenance-overlap'));
     assert.deepEqual(diags(u2), [
       ['maintenance-overlap', 2, 15, 24, `Time limit UNLIMITED runs into maintenance 'maint' (${when(maint.start)} to ${when(maint.end)}): the job cannot start until the window is over unless it ends before it.`],
-      ['time-above-max', 2, 15, 24, "Time limit UNLIMITED is above the maximum of partition 'long' (2-00:00:00): sbatch refuses the job."],
+      ...(knowsMaxTime ? [['time-above-max', 2, 15, 24, "Time limit UNLIMITED is above the maximum of partition 'long' (2-00:00:00): sbatch refuses the job."] as Diag] : []),
     ]);
     const maintFix = (await fixes(u2, 2, 16)).find((a) => a.title.includes('end before maintenance'))!;
     assert.match(maintFix.title, /^Set the time limit to \d-\d\d:\d\d:00 \(end before maintenance 'maint'\)$/);
@@ -151,6 +157,7 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     const ends = Date.now() + ((Number(limit[1]) * 24 + Number(limit[2])) * 60 + Number(limit[3])) * 60_000;
     assert.ok(ends < maint.start.getTime(), 'the new limit ends before maintenance');
     await waitFor('the maintenance warning to go', () => !diags(u2).some((d) => d[0] === 'maintenance-overlap'));
+    if (!knowsMaxTime) return;
     // Still above every listed partition's maximum: clamping to long's 2 days fixes the script.
     const clamp = (await fixes(u2, 2, 16)).find((a) => a.title.includes('(the maximum of'))!;
     assert.equal(clamp.title, "Set the time limit to 2-00:00:00 (the maximum of 'long')");
@@ -164,7 +171,7 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     const labels = list.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
     for (const p of ['debug', 'long', 'xfer']) assert.ok(labels.includes(p), `${p} offered (got ${labels.join(', ')})`);
     const debug = list.items.find((i) => i.label === 'debug')!;
-    assert.match(debug.detail ?? '', /default · UP.* · max 01:00:00/);
+    assert.match(debug.detail ?? '', knowsMaxTime ? /default · UP.* · max 01:00:00/ : /default · UP/);
     const names = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', editor.document.uri, new vscode.Position(2, 13));
     const partition = names.items.find((i) => typeof i.label !== 'string' && i.label.label === '--partition');
     assert.ok(partition, 'the --partition option is offered');
@@ -182,7 +189,7 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     };
     const debug = await text(1, 22);
     assert.match(debug, /\*\*Partition debug\*\* on .* \(default\)/);
-    assert.match(debug, /- Max time: 01:00:00/);
+    assert.match(debug, knowsMaxTime ? /- Max time: 01:00:00/ : /- Max time: unknown/);
     assert.match(debug, /- State: UP/);
     const res = await text(2, 24);
     assert.ok(res.includes(`- Window: ${when(maint.start)} to ${when(maint.end)}`), res);
@@ -244,12 +251,14 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     await config(folder.uri).update('sbatch.system', `${PROFILE}/${t.system}`, vscode.ConfigurationTarget.WorkspaceFolder);
     const file = vscode.Uri.joinPath(folder.uri, `fc-sbatch-folder-${Math.random().toString(36).slice(2, 8)}.slurm`);
     try {
-      await vscode.workspace.fs.writeFile(file, new TextEncoder().encode('#!/bin/bash\n#SBATCH -p debug -t 3:00:00\necho\n'));
+      // A live check either way: a time limit above debug's, or (no limits reported) an unknown partition.
+      const line = knowsMaxTime ? '#SBATCH -p debug -t 3:00:00' : '#SBATCH -p nosuch';
+      await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(`#!/bin/bash\n${line}\necho\n`));
       const doc = await vscode.workspace.openTextDocument(file);
       assert.equal(doc.languageId, 'shellscript', '*.slurm is a shell script');
       await vscode.window.showTextDocument(doc);
       await waitFor('the live check in the folder', () => diags(file).length > 0, 20_000);
-      assert.deepEqual(diags(file).map((d) => d[0]), ['time-above-max']);
+      assert.deepEqual(diags(file).map((d) => d[0]), [knowsMaxTime ? 'time-above-max' : 'unknown-partition']);
     } finally {
       await config(folder.uri).update('sbatch.system', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
       await config().update('sbatch.system', `${PROFILE}/${t.system}`, vscode.ConfigurationTarget.Global);

@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { SnapshotNode } from '../../src/views/treeSnapshot';
 import { gatewayOnly, target, type GatewayInfo } from '../support/target';
+import { routesOf } from './support/apiVersion';
 import { extensionApi, waitFor } from './support/extension';
 
 const PROFILE = 'systems-test';
@@ -92,7 +93,7 @@ describe('Systems view', function () {
     if (gatewayOnly()) this.skip();
     const gw = t.gateway!;
     // More failures than the client's own retries, so the failure reaches the tree.
-    await admin(gw, 'PUT', '/faults', { error: { next: 50, statuses: [500], match: 'GET .*/status/.*/partitions' } });
+    await admin(gw, 'PUT', '/faults', { error: { next: 50, statuses: [500], match: routesOf(t).partitions } });
     await vscode.commands.executeCommand('firecrest.systems.refresh');
     const failed = await waitFor('the error node', async () => {
       const err = child(await systemNode(t.system), 'Partitions')?.children?.[0];
