@@ -73,7 +73,7 @@ export function registerTransfers(services: ExtensionServices, events: TransferE
     disposables.push(
       vscode.commands.registerCommand('firecrest.test.transfersPanel', () => panels.current),
       vscode.commands.registerCommand('firecrest.test.transferEvents', () => events),
-      vscode.commands.registerCommand('firecrest.test.transfersStatusBar', () => ({ text: statusBar.text, visible: statusBar.visible })),
+      vscode.commands.registerCommand('firecrest.test.transfersStatusBar', () => statusBar),
       vscode.commands.registerCommand('firecrest.test.transfersRestore', async (options: vscode.WebviewPanelOptions & vscode.WebviewOptions) => {
         await panels.deserializeWebviewPanel(vscode.window.createWebviewPanel(TRANSFERS_VIEW_TYPE, TRANSFERS_PANEL.title, vscode.ViewColumn.Active, options));
         return panels.current;
