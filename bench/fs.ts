@@ -147,7 +147,7 @@ interface ExpandResult {
 async function expand(client: FirecrestClient, raw: ReturnType<typeof rawLister>, dir: FirecrestUri, reps: number, counted: boolean, warmup = 3): Promise<ExpandResult> {
   const cs: number[] = [];
   const rs: number[] = [];
-  let requests = 0;
+  let requests = counted ? 0 : -1;
   let entries = 0;
   for (let i = 0; i < warmup + reps; i++) {
     const rawFirst = i % 4 === 0 || i % 4 === 3;
