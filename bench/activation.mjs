@@ -71,10 +71,10 @@ const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.
 const med = (name, key) => median(samples[name].map((s) => (key === 'total' ? s.load + s.host : s[key])));
 const activationKb = kb(atActivation.reduce((sum, f) => sum + (split.sizes[f] ?? NaN), 0));
 const row = (name, value, unit, target = '') =>
-  `| ${name.padEnd(50)} | ${value.toFixed(unit === 'KB' ? 0 : unit === 'x' ? 2 : 1).padStart(7)} ${unit.padEnd(2)} | ${target.padStart(6)} | ${target ? (value <= Number(target) ? 'ok  ' : 'OVER') : '    '} |`;
+  `| ${name.padEnd(58)} | ${value.toFixed(unit === 'KB' ? 0 : unit === 'x' ? 2 : 1).padStart(7)} ${unit.padEnd(2)} | ${target.padStart(6)} | ${target ? (value <= Number(target) ? 'ok  ' : 'OVER') : '    '} |`;
 console.log(`load average at start: ${load.map((l) => l.toFixed(1)).join(' ')} (1/5/15 min), runs: ${runs} per variant`);
-console.log('| measure (production build)                         |   value    | target | ok?  |');
-console.log('|----------------------------------------------------|------------|--------|------|');
+console.log('| measure (production build)                                 |   value    | target | ok?  |');
+console.log('|------------------------------------------------------------|------------|--------|------|');
 console.log(row('dist/extension.js, the entry', kb(split.sizes['extension.js']), 'KB', '500'));
 console.log(row(`loaded at activation: ${atActivation.join(' + ')}`, activationKb, 'KB', '500'));
 for (const [f, size] of Object.entries(split.sizes).filter(([f]) => !atActivation.includes(f)).sort((a, b) => b[1] - a[1])) {
