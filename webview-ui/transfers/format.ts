@@ -37,11 +37,16 @@ export function basename(p: string): string {
   return clean.slice(clean.lastIndexOf('/') + 1) || p;
 }
 
-/** Percent done, when the size is known. */
+/**
+ * Percent done, when the size is known. Bytes count as sent when they are written to the socket,
+ * so a multipart upload counts only the parts the staging area accepted; 100 only once it ended.
+ */
 export function percent(t: TransferView): number | undefined {
   if (t.state === 'done') return 100;
   if (!t.bytesTotal || t.bytesDone === undefined) return undefined;
-  return Math.max(0, Math.min(100, Math.floor((t.bytesDone / t.bytesTotal) * 100)));
+  let p = (t.bytesDone / t.bytesTotal) * 100;
+  if (t.kind === 'upload' && t.partsTotal && t.partsTotal > 1 && t.partsDone !== undefined) p = Math.min(p, (t.partsDone / t.partsTotal) * 100);
+  return Math.max(0, Math.min(t.state === 'running' ? 99 : 100, Math.floor(p)));
 }
 
 const PHASES: Record<string, string> = {

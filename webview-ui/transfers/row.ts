@@ -25,7 +25,8 @@ function figures(t: TransferView): string[] {
   if (t.bytesTotal !== undefined) out.push(t.state === 'running' && t.bytesDone !== undefined ? `${bytes(t.bytesDone)} of ${bytes(t.bytesTotal)}` : bytes(t.bytesTotal));
   if (t.partsTotal && t.partsTotal > 1) out.push(`part ${t.partsDone ?? 0}/${t.partsTotal}`);
   if (t.rate) out.push(t.state === 'running' ? rate(t.rate) : `average ${rate(t.rate)}`);
-  if (t.state === 'running' && t.eta !== undefined && t.rate) out.push(`${duration(t.eta)} left`);
+  // Sent bytes may sit in buffers until their part is accepted: no "0 s left" while parts are open.
+  if (t.state === 'running' && t.eta !== undefined && t.rate && t.bytesDone !== undefined && t.bytesTotal !== undefined && t.bytesDone < t.bytesTotal) out.push(`${duration(t.eta)} left`);
   if (t.state !== 'running' && t.endedAt !== undefined) out.push(`took ${duration((t.endedAt - t.startedAt) / 1000)}`);
   return out;
 }
@@ -73,9 +74,10 @@ export function renderRow(t: TransferView, act: (action: TransferAction, id: num
     outcome(t),
     el('div', { class: 'buttons' },
       button('cancel', 'Cancel', t.canCancel),
+      // The likely next step is the primary button: Resume, else Retry after a failure, else Open.
       button('resume', 'Resume', t.canResume, false),
-      button('retry', 'Retry', t.canRetry, t.canResume),
-      button('open', 'Open Destination', t.canOpen),
+      button('retry', 'Retry', t.canRetry, t.canResume || t.state === 'done'),
+      button('open', 'Open Destination', t.canOpen, t.state !== 'done'),
     ),
   );
 }

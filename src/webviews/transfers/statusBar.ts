@@ -34,12 +34,15 @@ export class TransfersStatusBar extends Disposable {
     let done = 0;
     let total = 0;
     for (const r of running) {
-      const t = r.progress?.bytesTotal ?? r.bytesTotal;
+      const p = r.progress;
+      const t = p?.bytesTotal ?? r.bytesTotal;
       if (!t) continue;
       total += t;
-      done += Math.min(t, r.progress?.bytesDone ?? 0);
+      // Bytes count when written to the socket: a multipart upload counts only its accepted parts.
+      const parts = r.kind === 'upload' && p?.partsTotal && p.partsTotal > 1 && p.partsDone !== undefined ? (p.partsDone / p.partsTotal) * t : t;
+      done += Math.min(t, p?.bytesDone ?? 0, parts);
     }
-    const percent = total > 0 ? ` ${Math.floor((done / total) * 100)}%` : '';
+    const percent = total > 0 ? ` ${Math.min(99, Math.floor((done / total) * 100))}%` : '';
     const n = running.length;
     this.item.text = `$(sync~spin) ${n === 1 ? vscode.l10n.t('1 transfer') : vscode.l10n.t('{0} transfers', n)}${percent}`;
     this.item.tooltip = new vscode.MarkdownString(
