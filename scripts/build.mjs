@@ -40,7 +40,7 @@ const SHARED = {
   // The webview panel base, loaded with the first panel host (accounting or transfers).
   'src/webviews/panelHost.ts': 'webviews',
   'src/webviews/html.ts': 'webviews',
-  // Loaded with the first lazy part that validates with it (client or accounting panel).
+  // Loaded with the first lazy part that validates with it (the client or a panel host).
   zod: 'zod',
 };
 /** Bundles loaded at activation; the others load on first use and activation may not require them. */
