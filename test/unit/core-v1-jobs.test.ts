@@ -8,25 +8,28 @@ import { RecentJobs } from '../../src/core/v1/recentJobs';
 const job = (id: string, state: string, isFinal: boolean, extra: Partial<Job> = {}): Job => ({ id, name: `j${id}`, state, stateClass: isFinal ? 'completed' : 'running', isFinal, ...extra });
 
 void describe('v1 recent jobs', () => {
-  void it('merges finished jobs after the queue, asks sacct again only when the queue changed or 30 s passed', async () => {
-    let now = 1_000_000_000;
-    const asked: number[] = [];
-    const recent = new RecentJobs(async (_m, start) => {
-      asked.push(start);
-      return [job('1', 'RUNNING', false), job('2', 'COMPLETED', true), job('3', 'FAILED', true)];
+  void it('merges the finished jobs it saw queued or submitted, asking sacct by id only when that set changes or 30 s passed', async () => {
+    let now = 1_000_000_000_000;
+    const asked: string[][] = [];
+    const recent = new RecentJobs(async (_m, ids) => {
+      asked.push(ids);
+      return ids.map((id) => job(id, 'COMPLETED', true, { endTime: id === '9' ? now / 1000 - 2 * 86400 : now / 1000 - 60 }));
     }, () => now);
-    const q1 = [job('1', 'RUNNING', false)];
-    assert.deepEqual((await recent.merge('s', q1, {})).map((j) => j.id), ['1', '2', '3']);
-    assert.equal(asked[0], now / 1000 - 86400, 'default look-back 24 h');
-    await recent.merge('s', q1, {});
-    assert.equal(asked.length, 1, 'same queue: sacct reused');
-    await recent.merge('s', [], {});
-    assert.equal(asked.length, 2, 'a job left the queue: asked again');
+    assert.deepEqual((await recent.merge('s', [job('1', 'RUNNING', false), job('2', 'RUNNING', false)], {})).map((j) => j.id), ['1', '2']);
+    assert.equal(asked.length, 0, 'nothing left the queue: no sacct');
+    recent.noteSubmitted('s', '3');
+    recent.noteSubmitted('s', '9');
+    assert.deepEqual((await recent.merge('s', [job('1', 'RUNNING', false)], {})).map((j) => j.id), ['1', '2', '3']);
+    assert.deepEqual(asked[0], ['2', '3', '9'], 'by id');
+    await recent.merge('s', [job('1', 'RUNNING', false)], {});
+    assert.deepEqual(asked[1], ['2', '3'], 'job 9 ended before the window and is no longer asked for');
+    await recent.merge('s', [job('1', 'RUNNING', false)], {});
+    assert.equal(asked.length, 2, 'same departed set: reused');
+    assert.deepEqual((await recent.merge('s', [], {})).map((j) => j.id), ['1', '2', '3']);
     now += 31_000;
     await recent.merge('s', [], {});
-    assert.equal(asked.length, 3, 'stale after 30 s');
-    await recent.merge('s', [], { timeWindow: '1h' });
-    assert.equal(asked[3], Math.floor(now / 1000) - 3600);
+    assert.equal(asked.length, 4, 'stale after 30 s');
+    assert.deepEqual((await recent.merge('s', [job('5', 'RUNNING', false)], { allUsers: true })).map((j) => j.id), ['5', '1', '2', '3'], "another user's queued job is not tracked");
   });
 
   void it('keeps the working directory and output paths a job had at submission or in the queue', () => {

@@ -12,7 +12,8 @@ import { Tasks, type TaskWaitOptions } from './tasks';
 import { acctJob, node, partition, queueJob, reservation } from './translate';
 import type { Fields, V1Http } from './v1Http';
 
-const PAGE = 100;
+/** sacct rows per page: each page is a task of its own (a few polls), so a month of a busy user's jobs must not take dozens. */
+const PAGE = 1000;
 
 function records(data: unknown): Record<string, unknown>[] {
   // QueueJob lists are keyed by position; sacct's empty result is `{}` (Q7).

@@ -1,38 +1,59 @@
 /**
  * The v1 job listing as the v2 one reads: the queue (squeue, where v1 stops) plus the user's jobs
- * that finished within the look-back window (`compute/acct`). sacct costs a task per call, so its
- * answer is reused until a job leaves the queue, a new one shows up, or 30 s passed.
+ * that finished within the look-back window. sacct over a whole window is paged, one task per
+ * page, and slow on a busy cluster; so only the jobs this connection submitted or saw queued are
+ * asked for, by id, once they left the queue, and the answer is reused until that set changes
+ * (or 30 s passed).
  */
 import type { JobListOptions } from '../api';
 import type { Job } from '../model';
 
 const WINDOW_S: Record<NonNullable<JobListOptions['timeWindow']>, number> = { '1h': 3600, '8h': 8 * 3600, '24h': 86400, '3d': 3 * 86400, '7d': 7 * 86400 };
 const REUSE_MS = 30_000;
+/** Ids asked for at most (one sacct page). */
+const MAX_IDS = 100;
 
-interface Cached {
-  at: number;
-  queued: Set<string>;
-  finished: Job[];
+interface Tracked {
+  /** Own job ids in the order first seen (submitted or queued). */
+  ids: Set<string>;
+  /** The last answer, for the departed ids it was asked with. */
+  asked?: { at: number; key: string; finished: Job[] };
 }
 
-/** Merges the queue with recently finished jobs, per system and look-back window. */
+/** Merges the queue with the recently finished jobs of this connection, per system. */
 export class RecentJobs {
-  private readonly cache = new Map<string, Cached>();
+  private readonly systems = new Map<string, Tracked>();
 
-  constructor(private readonly finishedSince: (machine: string, startTime: number, o: JobListOptions) => Promise<Job[]>, private readonly now: () => number = Date.now) {}
+  /** `finished(machine, ids)`: the accounting records of those jobs. */
+  constructor(private readonly finished: (machine: string, jobIds: string[], o: JobListOptions) => Promise<Job[]>, private readonly now: () => number = Date.now) {}
+
+  private tracked(machine: string): Tracked {
+    let t = this.systems.get(machine);
+    if (!t) this.systems.set(machine, (t = { ids: new Set() }));
+    return t;
+  }
+
+  /** A job this connection submitted (it may finish before any listing shows it queued). */
+  noteSubmitted(machine: string, jobId: string): void {
+    this.tracked(machine).ids.add(jobId);
+  }
 
   async merge(machine: string, queue: Job[], o: JobListOptions): Promise<Job[]> {
-    const window = WINDOW_S[o.timeWindow ?? '24h'];
-    const key = `${machine}\n${window}`;
-    const ids = new Set(queue.map((j) => j.id));
-    const hit = this.cache.get(key);
-    const same = hit && hit.queued.size === ids.size && [...ids].every((id) => hit.queued.has(id));
-    let finished = hit?.finished ?? [];
-    if (!hit || !same || this.now() - hit.at > REUSE_MS) {
-      finished = (await this.finishedSince(machine, Math.floor(this.now() / 1000) - window, o)).filter((j) => j.isFinal);
-      this.cache.set(key, { at: this.now(), queued: ids, finished });
+    const t = this.tracked(machine);
+    const queued = new Set(queue.map((j) => j.id));
+    // Other users' jobs (all-users listings) are shown while queued only.
+    for (const j of queue) if (!o.allUsers) t.ids.add(j.id);
+    while (t.ids.size > 4 * MAX_IDS) t.ids.delete(t.ids.values().next().value as string);
+    const departed = [...t.ids].filter((id) => !queued.has(id)).slice(-MAX_IDS);
+    if (departed.length === 0) return queue;
+    const key = departed.join(',');
+    if (!t.asked || t.asked.key !== key || this.now() - t.asked.at > REUSE_MS) {
+      t.asked = { at: this.now(), key, finished: (await this.finished(machine, departed, o)).filter((j) => j.isFinal) };
     }
-    // The queue is fresher: a job in both is shown as the queue has it.
-    return [...queue, ...finished.filter((j) => !ids.has(j.id))];
+    const since = this.now() / 1000 - WINDOW_S[o.timeWindow ?? '24h'];
+    const recent = t.asked.finished.filter((j) => !queued.has(j.id) && (j.endTime === undefined || j.endTime >= since));
+    // Ended before the window: no longer asked for.
+    for (const j of t.asked.finished) if (j.endTime !== undefined && j.endTime < since) t.ids.delete(j.id);
+    return [...queue, ...recent];
   }
 }

@@ -55,8 +55,8 @@ export class V1Api implements FirecrestApi, V1Extras {
     this.storage = new StorageRoutes(v1, this.taskRoutes);
     this.rsv = new ReservationRoutes(v1);
     this.staging = new V1Staging(http, s3);
-    this.recent = new RecentJobs(async (machine, startTime, o) => {
-      const done = await this.compute.accounting(machine, { startTime, name: o.name, signal: o.signal, timeoutMs: o.timeoutMs });
+    this.recent = new RecentJobs(async (machine, jobIds, o) => {
+      const done = await this.compute.accounting(machine, { jobIds, name: o.name, signal: o.signal, timeoutMs: o.timeoutMs });
       return done.filter((j) => !o.account || j.account === undefined || j.account === o.account);
     });
   }
@@ -150,8 +150,12 @@ export class V1Api implements FirecrestApi, V1Extras {
     return this.fallback(system, 'extract', { sourcePath: source, targetPath: targetDir, type }, o, () => this.util.extract(system, source, targetDir, { ...o, type }));
   }
 
-  submitJob(system: string, job: JobSubmission, o?: CallOptions): Promise<string> { return this.compute.submit(system, job, o); }
-  /** The queue and, like v2's listing, the jobs that finished within `timeWindow` (default 24 h). */
+  async submitJob(system: string, job: JobSubmission, o?: CallOptions): Promise<string> {
+    const id = await this.compute.submit(system, job, o);
+    this.recent.noteSubmitted(system, id);
+    return id;
+  }
+  /** The queue and, like v2's listing, the jobs that finished within `timeWindow` (default 24 h): those this connection submitted or saw queued. */
   async jobs(system: string, o: JobListOptions = {}): Promise<Job[]> {
     return this.recent.merge(system, await this.compute.jobs(system, o), o);
   }
