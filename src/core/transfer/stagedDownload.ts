@@ -15,6 +15,26 @@ import { ProgressMeter } from './progressMeter';
 import { S3Error } from './s3Http';
 import type { StagedTransferOptions } from './stagedTransfers';
 import { isRetryable, type TransferDeps } from './transferDeps';
+import { WorkerHash } from './workerHash';
+
+/** A SHA-256 in progress: on a worker thread (the first pass) or inline (after a break). */
+interface Sha {
+  update(chunk: Uint8Array): void | Promise<void>;
+  digest(): string | Promise<string>;
+  close?(): Promise<void>;
+}
+
+const inline = (h: Hash): Sha => ({ update: (c) => void h.update(c), digest: () => h.digest('hex') });
+
+/** The worker-thread hash, or inline when no worker can be started. */
+function fresh(logger: TransferDeps['logger']): Sha {
+  try {
+    return new WorkerHash();
+  } catch (e) {
+    logger.debug(`No hashing thread (${e instanceof Error ? e.message : String(e)}): hashing inline`);
+    return inline(createHash('sha256'));
+  }
+}
 
 async function hashPrefix(file: string, length: number): Promise<Hash> {
   const h = createHash('sha256');
@@ -50,7 +70,8 @@ export async function stagedDownload(deps: TransferDeps, system: string, remoteP
 
   const attempts = o.attempts ?? 5;
   let written = 0;
-  let hash = createHash('sha256');
+  // Hashing on the other core keeps this thread on the sockets and the disk.
+  let hash = fresh(logger);
   let total: number | undefined;
   let meter: ProgressMeter | undefined;
   for (let attempt = 1; ; attempt++) {
@@ -62,7 +83,8 @@ export async function stagedDownload(deps: TransferDeps, system: string, remoteP
         // The server ignored the range (200): start over from byte 0.
         meter?.add(-written);
         written = 0;
-        hash = createHash('sha256');
+        await hash.close?.();
+        hash = inline(createHash('sha256'));
       }
       if (r.total !== undefined) total = r.total;
       if (!meter) meter = new ProgressMeter(total ?? 0, undefined, o.onProgress, 'downloading');
@@ -70,17 +92,23 @@ export async function stagedDownload(deps: TransferDeps, system: string, remoteP
       const h = hash;
       const counter = new Transform({
         transform(chunk: Buffer, _enc, done) {
-          h.update(chunk);
           written += chunk.length;
           m.add(chunk.length);
-          done(null, chunk);
+          // The worker copies the chunk at once; waiting here only when it is far behind.
+          const wait = h.update(chunk);
+          if (wait) wait.then(() => done(null, chunk), done);
+          else done(null, chunk);
         },
       });
       await pipeline(res.body, counter, createWriteStream(temp, written > 0 ? { flags: 'r+', start: written, highWaterMark: 4 << 20 } : { flags: 'w', highWaterMark: 4 << 20 }));
       if (total !== undefined && written !== total) throw new S3Error(`download: the stream ended at byte ${written} of ${total}`, true);
       await deps.staging.finishDownload?.(ticket).catch((e: unknown) => logger.debug(`Dropping the staged copy of ${system}:${remotePath} failed: ${e instanceof Error ? e.message : String(e)}`));
-      return { bytes: written, sha256: hash.digest('hex') };
+      const sha256 = await hash.digest();
+      await hash.close?.();
+      return { bytes: written, sha256 };
     } catch (e) {
+      // Whatever comes next (giving up, or continuing with an inline hash), the thread is done.
+      await hash.close?.();
       if (signal?.aborted) throw new CancelledError('Download cancelled', { cause: e });
       const retry = isRetryable(e) || (e as { code?: string }).code === 'UND_ERR_SOCKET' || (e as { code?: string }).code === 'ECONNRESET' || (e as Error).name === 'SocketError';
       if (!retry || attempt >= attempts) throw e;
@@ -88,7 +116,7 @@ export async function stagedDownload(deps: TransferDeps, system: string, remoteP
       const onDisk = await stat(temp).then((s) => s.size, () => 0);
       meter?.add(onDisk - written);
       written = onDisk;
-      hash = await hashPrefix(temp, onDisk);
+      hash = inline(await hashPrefix(temp, onDisk));
       const wait = backoffMs(attempt - 1, 500, 8000);
       logger.warn(`Download of ${system}:${remotePath} broke at byte ${written} (${e instanceof Error ? e.message : String(e)}); continuing in ${wait} ms (attempt ${attempt + 1}/${attempts})`);
       await sleep(wait, signal);

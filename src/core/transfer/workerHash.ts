@@ -1,0 +1,90 @@
+/**
+ * SHA-256 on a worker thread: a download hands its chunks over (copied, a memcpy) and keeps
+ * writing while the other core hashes, instead of hashing inline on the thread that also drives
+ * the sockets. Bounded: `update` resolves at once while less than `maxPending` bytes wait for the
+ * worker, otherwise once the worker has caught up (the caller's stream then applies back-pressure).
+ * The worker is inline code (no separate bundle file to ship).
+ */
+import { Worker } from 'node:worker_threads';
+
+const WORKER = `
+const { parentPort } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+let hash = createHash('sha256');
+let done = 0;
+parentPort.on('message', (m) => {
+  if (m === 'digest') { parentPort.postMessage({ digest: hash.digest('hex') }); hash = createHash('sha256'); done = 0; return; }
+  hash.update(m);
+  done += m.length;
+  parentPort.postMessage({ done });
+});
+`;
+
+/** A running SHA-256 whose work happens on a worker thread. */
+export class WorkerHash {
+  private readonly worker: Worker;
+  private sent = 0;
+  private done = 0;
+  private waiting: (() => void) | undefined;
+  private digestWaiter: { resolve: (hex: string) => void; reject: (e: Error) => void } | undefined;
+  private failure: Error | undefined;
+
+  constructor(private readonly maxPending = 32 << 20) {
+    this.worker = new Worker(WORKER, { eval: true });
+    this.worker.unref();
+    this.worker.on('message', (m: { done?: number; digest?: string }) => {
+      if (m.digest !== undefined) {
+        this.digestWaiter?.resolve(m.digest);
+        this.digestWaiter = undefined;
+        return;
+      }
+      this.done = m.done ?? this.done;
+      if (this.waiting && this.sent - this.done < this.maxPending) {
+        const w = this.waiting;
+        this.waiting = undefined;
+        w();
+      }
+    });
+    this.worker.on('error', (e) => this.fail(e));
+    this.worker.on('exit', (code) => this.fail(new Error(`the hashing thread stopped (exit code ${code})`)));
+  }
+
+  private fail(e: Error): void {
+    this.failure ??= e;
+    this.digestWaiter?.reject(this.failure);
+    this.digestWaiter = undefined;
+    const w = this.waiting;
+    this.waiting = undefined;
+    w?.();
+  }
+
+  /** Hands `chunk` to the worker (copied: the caller may reuse it); waits while too much is pending. */
+  async update(chunk: Uint8Array): Promise<void> {
+    this.check();
+    this.worker.postMessage(chunk);
+    this.sent += chunk.length;
+    if (this.sent - this.done >= this.maxPending) await new Promise<void>((r) => { this.waiting = r; });
+    this.check();
+  }
+
+  private check(): void {
+    if (this.failure) throw this.failure;
+  }
+
+  /** The hex digest of everything updated so far (the hash then starts afresh). */
+  digest(): Promise<string> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.digestWaiter = { resolve, reject };
+      this.worker.postMessage('digest');
+      this.sent = 0;
+      this.done = 0;
+    });
+  }
+
+  /** Stops the worker. Safe to call twice. */
+  async close(): Promise<void> {
+    this.worker.removeAllListeners('exit');
+    await this.worker.terminate();
+  }
+}
