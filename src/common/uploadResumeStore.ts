@@ -42,8 +42,8 @@ export class UploadResumeStore {
   private readonly stored = new Map<string, string>();
 
   constructor(
-    private readonly memento: vscode.Memento,
-    private readonly secrets: vscode.SecretStorage,
+    private readonly memento: Pick<vscode.Memento, 'get' | 'update'>,
+    private readonly secrets: Pick<vscode.SecretStorage, 'get' | 'store' | 'delete'>,
   ) {}
 
   private entries(): Entry[] {
