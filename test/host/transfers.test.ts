@@ -37,6 +37,13 @@ async function adminCall(gw: GatewayInfo | undefined, method: string, path: stri
   if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status} ${await res.text()}`);
 }
 
+/** Requests the local gateway counted on routes matching `route` since the last reset. */
+async function countRequests(gw: GatewayInfo | undefined, route: RegExp): Promise<number> {
+  const res = await fetch(`${gw!.admin!.replace(/\/+$/, '')}/stats`, { headers: { authorization: `Bearer ${gw!.adminToken}` } });
+  const s = (await res.json()) as { byRoute: Record<string, number> };
+  return Object.entries(s.byRoute).filter(([k]) => route.test(k)).reduce((n, [, v]) => n + v, 0);
+}
+
 function nextReceived<T extends TransfersToHost>(panel: TransfersPanel, match: (m: TransfersToHost) => m is T, timeoutMs = 120_000): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => (sub.dispose(), reject(new Error('timed out waiting for a message from the webview'))), timeoutMs);
@@ -238,10 +245,12 @@ describe('Transfer Centre', function () {
     const data = randomBytes(12 * MiB + 5);
     const file = join(local, 'centre-resume.bin');
     writeFileSync(file, data);
-    const latency = { rate: 1, ms: 2000, minMs: 2000, match: '^PUT /s3/' };
+    // Slow parts: the first ten (the parallelism) arrive, then every later PUT is dropped.
+    const latency = { rate: 1, ms: 3000, minMs: 3000, match: '^PUT /s3/' };
     await adminCall(t.gateway, 'PUT', '/faults', { latency });
+    await adminCall(t.gateway, 'POST', '/stats/reset');
     const running = vscode.commands.executeCommand('firecrest.files.upload', uri(base), { localPaths: [file], replace: true });
-    await waitFor('a part sent', () => (recordOf('upload', 'centre-resume.bin')?.progress?.partsFinished?.length ?? 0) >= 1, 60_000);
+    await waitFor('ten part PUTs', async () => (await countRequests(t.gateway, /^PUT \/s3\//)) >= 10, 60_000);
     await adminCall(t.gateway, 'PUT', '/faults', { latency, dropBefore: { next: 1000, match: '^PUT /s3/' } });
     await running;
     await adminCall(t.gateway, 'DELETE', '/faults');
