@@ -90,6 +90,8 @@ export interface TransferEventsOptions {
   keepFinished?: number;
   /** At most one change event per this many ms while only progress arrives. */
   throttleMs?: number;
+  /** Starts and ends are written to the store together, this many ms after the first (default 1000). */
+  saveDelayMs?: number;
   /** Timer seam for tests. */
   setTimer?: (fn: () => void, ms: number) => { dispose(): void };
   now?: () => number;
@@ -118,6 +120,7 @@ export class TransferEvents {
   private readonly dirty = new Set<number>();
   private readonly gone = new Set<number>();
   private timer: { dispose(): void } | undefined;
+  private saveTimer: { dispose(): void } | undefined;
   private lastFlush = -Infinity;
   private next = 1;
   private disposed = false;
@@ -178,7 +181,7 @@ export class TransferEvents {
       this.remove([replaced]);
     }
     this.touch(record.id, true);
-    void this.persist();
+    this.persistSoon();
     let ended = false;
     return {
       id: record.id,
@@ -204,7 +207,7 @@ export class TransferEvents {
         if (live) this.live.set(record.id, { retry: live.retry });
         this.prune();
         this.touch(record.id, true);
-        void this.persist();
+        this.persistSoon();
       },
     };
   }
@@ -320,9 +323,20 @@ export class TransferEvents {
     }
   }
 
+  /** A folder of a thousand files makes two thousand starts and ends: one write per saveDelayMs. */
+  private persistSoon(): void {
+    if (!this.options.store || this.saveTimer) return;
+    this.saveTimer = this.setTimer(() => {
+      this.saveTimer = undefined;
+      void this.persist();
+    }, this.options.saveDelayMs ?? 1000);
+  }
+
   private persist(): Thenable<void> | undefined {
+    this.saveTimer?.dispose();
+    this.saveTimer = undefined;
     const store = this.options.store;
-    if (!store || this.disposed) return undefined;
+    if (!store) return undefined;
     // Progress of a running one is not worth a write; its start and end are.
     const all = [...this.records.values()].map((r) => (r.progress?.partsFinished && r.progress.partsFinished.length > 1000 ? { ...r, progress: { ...r.progress, partsFinished: undefined } } : r));
     return store.update(STORE_KEY, all).then(undefined, () => undefined);
@@ -331,6 +345,8 @@ export class TransferEvents {
   dispose(): void {
     this.timer?.dispose();
     this.timer = undefined;
+    // The window closes: what is pending goes to the store now.
+    if (this.saveTimer) void this.persist();
     this.disposed = true;
     this.listeners.clear();
   }

@@ -121,7 +121,6 @@ describe('Transfer Centre (UI)', () => {
     const row = view.locator('li.transfer.state-running', { hasText: name });
     await row.waitFor({ timeout: 60_000 });
     if (!gatewayOnly()) await row.locator('.part.done').first().waitFor({ timeout: 60_000 });
-    // Keyboard only: the Cancel button of the running transfer takes the focus with Tab.
     await row.locator('vscode-button[data-action="cancel"]').waitFor();
     await screenshot(page, `transfers-${theme}-running`);
     const done = view.locator('li.transfer.state-done', { hasText: name });
@@ -129,6 +128,10 @@ describe('Transfer Centre (UI)', () => {
     await done.locator('.outcome.verified').waitFor();
     assert.equal(await done.getAttribute('data-percent'), '100');
     assert.match(await done.locator('.badge.ok').innerText(), /SHA-256 verified/);
+    // Keyboard only: from Retry, Tab reaches Open Destination of the same transfer.
+    await done.locator('vscode-button[data-action="retry"]').focus();
+    await page.keyboard.press('Tab');
+    assert.equal(await done.locator('vscode-button[data-action="open"]').evaluate((e) => e === e.ownerDocument.activeElement), true, 'Tab moves to Open Destination');
     await page.waitForTimeout(300);
     await screenshot(page, `transfers-${theme}-done`);
   }

@@ -71,11 +71,14 @@ void describe('TransferEvents', () => {
 
   void it('keeps finished records in the store; a running one comes back failed as interrupted; clear forgets them', async () => {
     const store = memento();
-    const a = new TransferEvents({ store });
+    const c = clock();
+    const a = new TransferEvents({ store, now: c.now, setTimer: c.setTimer, saveDelayMs: 1000 });
     const done = a.start({ kind: 'download', remote: 'firecrest://c/x', local: '/tmp/x' });
     done.end();
     a.start({ kind: 'upload', remote: 'firecrest://c/y', local: '/tmp/y' });
-    await Promise.resolve();
+    assert.equal(store.data.size, 0, 'starts and ends are written together, later');
+    c.advance(1000);
+    assert.equal(store.get<unknown[]>('firecrest.transfers', []).length, 2, 'one write for all three');
     const b = new TransferEvents({ store });
     const list = b.list();
     assert.equal(list.length, 2);
@@ -117,7 +120,8 @@ void describe('TransferEvents', () => {
     const store = memento();
     const a = new TransferEvents({ store });
     a.start({ kind: 'upload', remote: 'firecrest://c/f', local: '/tmp/f' }).end(new Error('network'));
-    await Promise.resolve();
+    // Closing the window writes what is pending.
+    a.dispose();
     const b = new TransferEvents({ store });
     const old = b.list()[0];
     assert.deepEqual(b.actions(old), { cancel: false, retry: false, resume: false }, 'nothing without a runner');
