@@ -38,42 +38,36 @@ const CLOCK_SLACK_S = 120;
 /**
  * The transfer job the lost submission started, or undefined when none shows up within
  * `lookForMs` (a new job can take a few seconds to appear in the listing of a loaded scheduler).
- * With several candidates, the one whose script names both paths.
+ * With several candidates, the one whose script names both paths, newest first (ours is normally
+ * the newest: one script is fetched); a script once fetched is not fetched again.
  */
 export async function findLostTransferJob(api: JobLookup, lost: LostSubmission, o: CallOptions & { lookForMs?: number } = {}): Promise<TransferJob | undefined> {
   const call = { signal: o.signal, timeoutMs: o.timeoutMs };
   const name = TRANSFER_JOB_NAMES[lost.kind];
   const since = lost.sentAt / 1000 - CLOCK_SLACK_S;
   const lookForMs = o.lookForMs ?? 20_000;
+  const scripts = new Map<string, JobMetadata>();
   const sleeps = pollSleeps();
   for (const started = Date.now(); ; ) {
-    const candidates = (await api.jobs(lost.system, call)).filter((j) => j.name === name && (j.submitTime === undefined || j.submitTime >= since));
-    const found = await pick(api, lost, candidates, call);
-    if (found) {
-      const { job, meta } = found;
+    const candidates = (await api.jobs(lost.system, call))
+      .filter((j) => j.name === name && (j.submitTime === undefined || j.submitTime >= since))
+      .sort((a, b) => (b.submitTime ?? 0) - (a.submitTime ?? 0) || Number(b.id) - Number(a.id));
+    for (const job of candidates) {
+      let meta = scripts.get(job.id);
+      if (!meta) {
+        // A failed fetch is tried again on the next round (a brand-new job may not answer yet).
+        meta = await api.metadata(lost.system, job.id, call).catch(() => undefined);
+        if (meta?.script !== undefined) scripts.set(job.id, meta);
+      }
+      const ours = meta?.script === undefined ? candidates.length === 1 : names(meta.script, lost.source) && names(meta.script, lost.target);
       // The logs name the outcome; a listing may leave them out, the metadata has them.
-      return { jobId: job.id, system: lost.system, workingDirectory: job.workingDirectory, outputLog: meta?.stdoutPath ?? job.stdoutPath, errorLog: meta?.stderrPath ?? job.stderrPath };
+      if (ours) return { jobId: job.id, system: lost.system, workingDirectory: job.workingDirectory, outputLog: meta?.stdoutPath ?? job.stdoutPath, errorLog: meta?.stderrPath ?? job.stderrPath };
+      if (Date.now() - started > lookForMs) return undefined;
     }
     const next = sleeps.next().value * 1000;
     if (Date.now() - started + next > lookForMs) return undefined;
     await sleep(next, o.signal);
   }
-}
-
-async function pick(api: JobLookup, lost: LostSubmission, candidates: Job[], call: CallOptions): Promise<{ job: Job; meta?: JobMetadata } | undefined> {
-  if (candidates.length === 0) return undefined;
-  // Newest first: a retried operation's earlier job is the less likely one.
-  const sorted = [...candidates].sort((a, b) => (b.submitTime ?? 0) - (a.submitTime ?? 0) || Number(b.id) - Number(a.id));
-  for (const job of sorted) {
-    const meta = await api.metadata(lost.system, job.id, call).catch(() => undefined);
-    if (meta?.script === undefined) {
-      // No script to compare (rest-mode schedulers answer 501): only a single candidate is safe.
-      if (candidates.length === 1) return { job, meta };
-      continue;
-    }
-    if (names(meta.script, lost.source) && names(meta.script, lost.target)) return { job, meta };
-  }
-  return undefined;
 }
 
 /** The script names `path`, as written or shell-quoted with single quotes. */
