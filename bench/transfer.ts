@@ -19,7 +19,7 @@ const MiB = 1024 * 1024;
 const SIZE = Number(process.env.BENCH_MIB ?? 1024) * MiB;
 const PART = Number(process.env.BENCH_PART_MIB ?? 64) * MiB;
 const PAR = Number(process.env.BENCH_PAR ?? 10);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 async function admin(path: string, body: unknown): Promise<void> {
   const g = t.gateway;
@@ -68,6 +68,10 @@ function phases(): { onProgress: (p: Progress) => void; first: Map<string, numbe
 }
 
 const mbps = (bytes: number, ms: number): string => (bytes / MiB / (ms / 1000)).toFixed(0);
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
 
 async function main(): Promise<void> {
   const S = t.system;
@@ -127,23 +131,26 @@ async function main(): Promise<void> {
       return ms;
     };
 
-    // The machine is shared: rounds alternate client and curl, and the best of each is kept.
-    let cu = { s3: Infinity, total: Infinity, rss: 0, sha: '' };
-    let cd = { s3: Infinity, total: Infinity, rss: 0 };
-    let curlUp = Infinity;
-    let curlDown = Infinity;
+    // The machine is shared: rounds alternate client and curl, and the median of each is kept
+    // (RSS: the largest growth seen).
+    const ups: Awaited<ReturnType<typeof clientUpload>>[] = [];
+    const downs: Awaited<ReturnType<typeof clientDownload>>[] = [];
+    const curlUps: number[] = [];
+    const curlDowns: number[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       const u = await clientUpload();
-      cu = { s3: Math.min(cu.s3, u.s3), total: Math.min(cu.total, u.total), rss: Math.max(cu.rss, u.rss), sha: u.sha };
-      curlUp = Math.min(curlUp, await curlUpload());
-      const d = await clientDownload(u.sha);
-      cd = { s3: Math.min(cd.s3, d.s3), total: Math.min(cd.total, d.total), rss: Math.max(cd.rss, d.rss) };
-      curlDown = Math.min(curlDown, await curlDownload());
+      ups.push(u);
+      curlUps.push(await curlUpload());
+      downs.push(await clientDownload(u.sha));
+      curlDowns.push(await curlDownload());
+      console.error(`round ${round + 1}/${ROUNDS}: upload client ${mbps(SIZE, u.s3)} curl ${mbps(SIZE, curlUps[round])} MiB/s; download client ${mbps(SIZE, downs[round].s3)} curl ${mbps(SIZE, curlDowns[round])} MiB/s`);
     }
-    const [upS3, upTotal, upRss, downS3, downTotal, downRss] = [cu.s3, cu.total, cu.rss, cd.s3, cd.total, cd.rss];
+    const [upS3, upTotal, upRss] = [median(ups.map((u) => u.s3)), median(ups.map((u) => u.total)), Math.max(...ups.map((u) => u.rss))];
+    const [downS3, downTotal, downRss] = [median(downs.map((d) => d.s3)), median(downs.map((d) => d.total)), Math.max(...downs.map((d) => d.rss))];
+    const [curlUp, curlDown] = [median(curlUps), median(curlDowns)];
     rows.push(['upload', `${mbps(SIZE, upS3)}`, `${mbps(SIZE, curlUp)}`, (curlUp / upS3).toFixed(2), (upTotal / 1000).toFixed(1), (upRss / MiB).toFixed(0)]);
     rows.push(['download', `${mbps(SIZE, downS3)}`, `${mbps(SIZE, curlDown)}`, (curlDown / downS3).toFixed(2), (downTotal / 1000).toFixed(1), (downRss / MiB).toFixed(0)]);
-    console.log(`\nstaged transfer of ${SIZE / MiB} MiB, parts of ${PART / MiB} MiB, ${PAR} parallel, best of ${ROUNDS} rounds (scheduler ${t.gateway?.scheduler ?? '?'})`);
+    console.log(`\nstaged transfer of ${SIZE / MiB} MiB, parts of ${PART / MiB} MiB, ${PAR} parallel, median of ${ROUNDS} rounds (scheduler ${t.gateway?.scheduler ?? '?'})`);
     const head = ['direction', 'client S3 MiB/s', 'curl MiB/s', 'client/curl', 'client total s', 'client peak RSS growth MiB'];
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
     const line = (r: string[]): string => r.map((v, i) => v.padStart(widths[i])).join('  ');

@@ -86,8 +86,9 @@ export class S3Http {
   }
 
   /** PUTs one part (`length` bytes from `body`); resolves the ETag header verbatim. */
-  async putPart(url: string, body: AsyncIterable<Uint8Array>, length: number, signal: AbortSignal | undefined, what: string): Promise<string> {
-    const stream = Readable.from(body, { objectMode: false });
+  async putPart(url: string, body: Readable | AsyncIterable<Uint8Array>, length: number, signal: AbortSignal | undefined, what: string): Promise<string> {
+    // A stream goes to the socket as it is (no iterator in between: less CPU per byte).
+    const stream = body instanceof Readable ? body : Readable.from(body, { objectMode: false });
     let res;
     try {
       res = await this.send('PUT', url, { 'content-length': String(length), 'content-type': 'application/octet-stream' }, stream, signal, what);

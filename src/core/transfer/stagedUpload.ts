@@ -74,15 +74,15 @@ export async function stagedUpload(deps: TransferDeps, system: string, source: U
     const end = Math.min(n * state.partSize, source.size);
     for (let attempt = 1; ; attempt++) {
       let sent = 0;
-      const body = async function* (): AsyncGenerator<Uint8Array> {
-        for await (const chunk of source.range(start, end)) {
-          sent += chunk.length;
-          meter.add(chunk.length);
-          yield chunk;
-        }
-      };
+      // Counted as the HTTP client takes the chunks; the stream stays paused until it does.
+      const body = source.range(start, end);
+      body.on('data', (chunk: Uint8Array) => {
+        sent += chunk.length;
+        meter.add(chunk.length);
+      });
+      body.pause();
       try {
-        const etag = await s3.putPart(state.partsUploadUrls[n - 1], body(), end - start, partSignal, `part ${n}/${partsTotal}`);
+        const etag = await s3.putPart(state.partsUploadUrls[n - 1], body, end - start, partSignal, `part ${n}/${partsTotal}`);
         state.done.push({ partNumber: n, etag });
         meter.partDone();
         publish();
