@@ -12,6 +12,8 @@ const steps = [
   ['core', 'npm', ['run', '-s', 'test:core']],
   ['reliability', 'npm', ['run', '-s', 'test:reliability']],
   ['host', 'npm', ['run', '-s', 'test:host']],
+  // The feature suites again on an API v1 connection (the build step above already built).
+  ['host-v1', 'node', ['scripts/run-host-tests.mjs', '--no-build', '--api', 'v1', '--files', 'fs.,fs-large,fs-commands,systems,jobs,accounting,sbatch']],
   ['ui', 'npm', ['run', '-s', 'test:ui']],
 ].filter(([name]) => !(process.env.SKIP_STEPS ?? '').split(',').includes(name));
 
