@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run test:reliability`: the reliability and security suites against the local gateway (a
-// short fault workload with a fixed seed). `npm run test:soak` (--soak): only the fault workload,
+// short fault workload with a fixed seed; token expiry, gateway restart, rate-limit storm,
+// vanishing entries, bad input, secrets). `npm run test:soak` (--soak): only the fault workload,
 // 1,000 operations, longer latency; SEED=... and OPS=... override both.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';

@@ -4,7 +4,7 @@
  * It also remembers which of the user's jobs were seen active, to say when one finishes.
  */
 import * as vscode from 'vscode';
-import { RateLimitedError, UnauthorizedError } from '../../core/errors';
+import { RateLimitedError, ServerError, TimeoutError, UnauthorizedError, UnavailableError } from '../../core/errors';
 import type { Job } from '../../core/model';
 import { jobKey, type JobRef } from '../../common/jobRef';
 import type { RefreshRun } from '../../common/refreshScheduler';
@@ -34,6 +34,8 @@ export interface JobsModelOptions {
   runningMs?: number;
   /** Poll interval while jobs only wait (ms). */
   pendingMs?: number;
+  /** Next try after a listing failed for a passing reason (server unreachable, time-out) (ms). */
+  retryMs?: number;
 }
 
 export class JobsModel implements vscode.Disposable {
@@ -175,6 +177,9 @@ export class JobsModel implements vscode.Disposable {
         if (s.groups?.pending.length) pending = true;
       }
     }
+    // A listing that failed for a passing reason (the server down or restarting, a time-out) is
+    // asked for again by itself: the view recovers without the user pressing Retry.
+    if (this.data.some((p) => isPassing(p.error) || p.systems.some((s) => isPassing(s.error)))) return this.opts.retryMs ?? 10_000;
     return pending ? (this.opts.pendingMs ?? 30_000) : undefined;
   }
 
@@ -182,6 +187,11 @@ export class JobsModel implements vscode.Disposable {
     this._onDidChange.dispose();
     this._onDidFinish.dispose();
   }
+}
+
+/** A failure that may be gone on the next try (not a refusal of the request or of the user). */
+function isPassing(e: unknown): boolean {
+  return e instanceof UnavailableError || e instanceof TimeoutError || (e instanceof ServerError && [502, 503, 504].includes(e.status ?? 0));
 }
 
 /** True when the failure asks for a sign-in rather than a retry. */

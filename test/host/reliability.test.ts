@@ -1,0 +1,134 @@
+/**
+ * Reliability in a real VS Code (issue #10):
+ *  - tokens expiring again and again while the Jobs view refreshes and files are read and written
+ *    through the `firecrest:` provider: nothing fails, no error node shows;
+ *  - the gateway killed and restarted on the same port while the Jobs view is visible: the view
+ *    shows the failure, then recovers by itself, without the user pressing Retry.
+ * The restart case runs its own gateway process (test/reliability/ownGateway.ts), not the suite's.
+ */
+import * as assert from 'node:assert/strict';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { FirecrestClient } from '../../src/core/client';
+import type { SnapshotNode } from '../../src/views/treeSnapshot';
+import { adminCall, type AdminTarget } from '../reliability/admin';
+import { freePort, OwnGateway } from '../reliability/ownGateway';
+import { gatewayOnly, target } from '../support/target';
+import { EXTENSION_ID, extensionApi, waitFor } from './support/extension';
+
+interface JobsSnap { visible: boolean; description?: string; tree: SnapshotNode[] }
+const jobsTree = async () => await vscode.commands.executeCommand<JobsSnap>('firecrest.test.jobsTree');
+
+/** The nodes of a connection in the Jobs tree (the whole tree when it is the only connection). */
+function under(snap: JobsSnap, profile: string): SnapshotNode[] {
+  const connections = snap.tree.filter((n) => n.contextValue?.includes(';connection;'));
+  const top = connections.length === 0 ? snap.tree : (connections.find((n) => n.label === profile)?.children ?? []);
+  const out: SnapshotNode[] = [];
+  const walk = (ns: SnapshotNode[]) => { for (const n of ns) { out.push(n); walk(n.children ?? []); } };
+  walk(top);
+  return out;
+}
+const errorsUnder = (snap: JobsSnap, profile: string) => under(snap, profile).filter((n) => n.contextValue?.includes(';error;'));
+
+describe('Reliability: token expiry and gateway restart', function () {
+  const t = target();
+
+  before(async function () {
+    if (gatewayOnly()) this.skip();
+    await extensionApi();
+  });
+
+  describe('tokens expiring mid-work', () => {
+    const PROFILE = 'rel-token';
+    let client: FirecrestClient;
+    let admin: AdminTarget;
+    let home: string;
+
+    before(async function () {
+      if (gatewayOnly()) this.skip();
+      admin = { admin: t.gateway!.admin!, adminToken: t.gateway!.adminToken! };
+      const api = await extensionApi();
+      await vscode.commands.executeCommand('firecrest.addConnection', {
+        name: PROFILE, url: t.url, apiVersion: t.apiVersion, tokenUrl: t.tokenUrl, clientId: t.clientId, clientSecret: t.clientSecret, defaultSystem: t.system,
+      });
+      client = await api.connections.client(PROFILE);
+      home = `/home/${(await client.userInfo(t.system)).user.name}`;
+      await vscode.commands.executeCommand('firecrest.jobs.focus');
+      await waitFor('the Jobs view to be visible', async () => (await jobsTree()).visible);
+    });
+    after(async () => {
+      await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
+    });
+
+    it('the Jobs view keeps refreshing and files keep working across repeated expiries, with no error shown', async function () {
+      this.timeout(180_000);
+      const jobId = await client.submitJob(t.system, { workingDirectory: home, script: '#!/bin/bash\nsleep 15\n', name: 'fc-rel-token' });
+      await vscode.commands.executeCommand('firecrest.jobs.refresh');
+      const file = vscode.Uri.from({ scheme: 'firecrest', authority: `${PROFILE}@${t.system}`, path: `${home}/fc-rel-token-${jobId}.txt` });
+      let errorsSeen = 0;
+      for (let k = 0; k < 3; k++) {
+        const before = (await jobsTree()).description;
+        await adminCall(admin, 'POST', '/tokens/expire');
+        // The view's next refresh (every 5 s with a job running) runs on the expired token.
+        await waitFor(`refresh #${k + 1} after an expiry`, async () => {
+          const s = await jobsTree();
+          errorsSeen += errorsUnder(s, PROFILE).length;
+          return s.description !== before && under(s, PROFILE).length > 0;
+        }, 60_000);
+        await adminCall(admin, 'POST', '/tokens/expire');
+        await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(`round ${k}\n`));
+        await adminCall(admin, 'POST', '/tokens/expire');
+        assert.equal(new TextDecoder().decode(await vscode.workspace.fs.readFile(file)), `round ${k}\n`);
+      }
+      const done = await waitFor('the job among the finished ones', async () => {
+        const s = await jobsTree();
+        errorsSeen += errorsUnder(s, PROFILE).length;
+        return under(s, PROFILE).find((n) => n.label.startsWith(`${jobId} `) && /COMPLETED/.test(n.description ?? ''));
+      }, 90_000);
+      assert.ok(done);
+      assert.equal(errorsSeen, 0, 'no error node at any time');
+      await vscode.workspace.fs.delete(file);
+    });
+  });
+
+  describe('gateway restart while the Jobs view is visible', () => {
+    const PROFILE = 'rel-restart';
+    let gw: OwnGateway;
+
+    before(async function () {
+      if (gatewayOnly()) this.skip();
+      this.timeout(120_000);
+      const ext = vscode.extensions.getExtension(EXTENSION_ID);
+      gw = new OwnGateway(await freePort(), {}, join(ext!.extensionPath, 'dist', 'gateway.js'), process.env.FIRECREST_TEST_NODE ?? 'node');
+      const info = await gw.start();
+      await vscode.commands.executeCommand('firecrest.addConnection', {
+        name: PROFILE, url: info.v2, apiVersion: 'v2', tokenUrl: info.tokenUrl, clientId: info.clientId, clientSecret: info.clientSecret, defaultSystem: info.systems[0],
+      });
+      await vscode.commands.executeCommand('firecrest.jobs.focus');
+      await waitFor('the Jobs view to be visible', async () => (await jobsTree()).visible);
+    });
+    after(async () => {
+      await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
+      await gw?.dispose();
+    });
+
+    it('shows the failure while it is down and recovers by itself once it is back', async function () {
+      this.timeout(180_000);
+      await vscode.commands.executeCommand('firecrest.jobs.refresh');
+      await waitFor('the connection listed without error', async () => {
+        const s = await jobsTree();
+        return under(s, PROFILE).length > 0 && errorsUnder(s, PROFILE).length === 0;
+      }, 60_000);
+      await gw.kill();
+      await vscode.commands.executeCommand('firecrest.jobs.refresh');
+      const shown = await waitFor('an error node while the gateway is down', async () => errorsUnder(await jobsTree(), PROFILE)[0], 60_000);
+      assert.match(`${shown.description ?? ''} ${shown.tooltip ?? ''}`, /Cannot reach|unavailable|ECONNREFUSED/i);
+      await gw.start();
+      // No command from here on: the view must come back on its own.
+      await waitFor('the Jobs view to recover by itself', async () => {
+        const s = await jobsTree();
+        return under(s, PROFILE).length > 0 && errorsUnder(s, PROFILE).length === 0;
+      }, 90_000);
+    });
+  });
+});
