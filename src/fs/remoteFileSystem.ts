@@ -152,8 +152,11 @@ export class RemoteFileSystem {
   }
 
   async readDirectory(dir: FirecrestUri): Promise<[string, number][]> {
-    const listing = await this.list(dir);
-    return [...listing.entries.values()].map((e) => [e.name, e.type]);
+    const { entries } = await this.list(dir);
+    const out = new Array<[string, number]>(entries.size);
+    let i = 0;
+    for (const e of entries.values()) out[i++] = [e.name, e.type];
+    return out;
   }
 
   async readFile(uri: FirecrestUri): Promise<Uint8Array> {
