@@ -75,7 +75,13 @@ describe('API v1 features', function () {
     assert.ok(hasV1Extras(c), 'the client carries the v1 extras');
     client = c;
     const info = await client.userInfo(t.system);
-    account = info.accounts?.find((a) => a.isDefault)?.name ?? info.group.name;
+    // v1 has no account list (whoami only): on Slurm the reservation's account must be one the
+    // accounting database knows, so ask it for the user's default account.
+    const accounts = info.accounts ?? [];
+    const slurmDefault = slurm
+      ? execFileSync('sacctmgr', ['--noheader', '--parsable2', 'show', 'user', info.user.name, 'format=defaultaccount'], { encoding: 'utf8' }).trim().split('\n')[0]
+      : undefined;
+    account = slurmDefault || ((accounts.find((a) => a.isDefault) ?? accounts[0])?.name ?? info.group.name);
     base = FirecrestUri.from({ system: t.system, path: `/home/${info.user.name}/v1-ui-${tag}`, profile: PROFILE });
     await vscode.workspace.fs.createDirectory(uri(base));
   });
@@ -143,14 +149,15 @@ describe('API v1 features', function () {
   it("shows the scheduler's own text when it still refuses", async () => {
     const mark = firecrestLogText(api).length;
     const result = await vscode.commands.executeCommand('firecrest.v1.createReservation', {
-      profile: PROFILE, system: t.system, name: rsv, account, numberOfNodes: 999, nodeType: '', starttime: local(start), endtime: local(start + hour),
+      profile: PROFILE, system: t.system, name: rsv, account, numberOfNodes: 1, nodeType: 'no_such_feature', starttime: local(start), endtime: local(start + hour),
     });
     assert.equal(result, undefined);
     const [line] = await waitFor('the refusal in the log', () => {
       const l = failures('firecrest.v1.createReservation', mark);
       return l.length ? l : undefined;
     });
-    assert.match(line, /Requested node configuration is not available/i, line);
+    // A well-formed node type that no node has: the scheduler's refusal, not the form's.
+    assert.match(line, /Invalid feature specification/i, line);
   });
 
   it('creates a reservation from the form answers: on the scheduler and in the tree', async () => {

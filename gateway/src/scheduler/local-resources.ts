@@ -69,6 +69,8 @@ function checkTimes(verb: string, start: number, end: number): void {
 }
 
 function checkNodes(verb: string, spec: ReservationSpec): void {
+  // The built-in node has no features, so any node type is unknown (scontrol's wording).
+  if (spec.nodeType) throw new SchedulerError(`Error ${verb} the reservation: Invalid feature specification`, 400);
   if (spec.numberOfNodes !== undefined && (spec.numberOfNodes < 1 || spec.numberOfNodes > 1)) {
     throw new SchedulerError(`Error ${verb} the reservation: Requested node configuration is not available`, 400);
   }

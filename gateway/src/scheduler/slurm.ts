@@ -171,7 +171,10 @@ export class SlurmScheduler implements Scheduler {
     if (spec.users?.length) args.push(`Users=${spec.users.join(',')}`);
     if (spec.numberOfNodes !== undefined) args.push(`NodeCnt=${spec.numberOfNodes}`);
     if (spec.nodeType) args.push(`Features=${spec.nodeType}`);
-    if (spec.flags?.length) args.push(`Flags=${spec.flags.join(',')}`);
+    // Like a site's reservation tool, a reservation may be planned over nodes that run jobs now
+    // (Slurm refuses "Requested nodes are busy" otherwise whenever any job overlaps the window).
+    const flags = [...(spec.flags ?? []), ...(creating && !spec.flags?.includes('IGNORE_JOBS') ? ['IGNORE_JOBS'] : [])];
+    if (flags.length) args.push(`Flags=${flags.join(',')}`);
     // Slurm needs a size; without a node count the reservation covers every node.
     if (creating && spec.numberOfNodes === undefined) args.push('Nodes=ALL');
     return args;
