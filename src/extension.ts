@@ -22,6 +22,7 @@ import { TransferEvents } from './common/transferEvents';
 import { UploadResumeStore } from './common/uploadResumeStore';
 import { JobsView } from './views/jobs/jobsView';
 import { SystemsView } from './views/systems/systemsView';
+import { FirecrestFileSystemProvider } from './fs/provider';
 import { registerFileSystem } from './fs/register';
 import { stagedLargeFiles } from './fs/stagedLargeFiles';
 import { registerSbatch } from './sbatch/register';
@@ -58,6 +59,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   const uploadResume = new UploadResumeStore(context.globalState, context.secrets);
   // Remote files: the provider's refresh goes to the file commands (they may not import src/fs).
   const remoteFiles = registerFileSystem(services, stagedLargeFiles(connections, transferEvents));
+  if (remoteFiles.provider instanceof FirecrestFileSystemProvider) context.subscriptions.push(remoteFiles.provider.publishTo(transferEvents));
   context.subscriptions.push(remoteFiles, registerFileCommands(services, remoteFiles, { events: transferEvents, resume: uploadResume }));
   context.subscriptions.push(registerTransfers(services, transferEvents, () => uploadResume.list()));
   context.subscriptions.push(registerSbatch(services));

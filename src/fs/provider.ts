@@ -5,7 +5,9 @@
  */
 import * as vscode from 'vscode';
 import { FirecrestUri, FIRECREST_SCHEME } from '../core/uri';
+import { isCancellation } from '../core/errors';
 import type { Log } from '../common/services';
+import type { TransferEvents, TransferKind } from '../common/transferEvents';
 import { ChangePoller, type ChangePollerOptions } from './changePoller';
 import { EntryType } from './entries';
 import { RemoteFileSystem, type RemoteChange, type RemoteFileSystemOptions } from './remoteFileSystem';
@@ -31,6 +33,7 @@ export class FirecrestFileSystemProvider implements vscode.FileSystemProvider, v
   private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   readonly onDidChangeFile = this.emitter.event;
   private pending: vscode.FileChangeEvent[] = [];
+  private transfers: TransferEvents | undefined;
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -92,15 +95,35 @@ export class FirecrestFileSystemProvider implements vscode.FileSystemProvider, v
   }
 
   delete(uri: vscode.Uri, options: { readonly recursive: boolean }): Promise<void> {
-    return this.run('delete', uri, (u) => this.core.delete(u, options));
+    return this.run('delete', uri, (u) => this.published('delete', uri, undefined, () => this.core.delete(u, options)));
   }
 
   rename(oldUri: vscode.Uri, newUri: vscode.Uri, options: { readonly overwrite: boolean }): Promise<void> {
-    return this.run('rename', oldUri, (u) => this.core.rename(u, FirecrestUri.parse(newUri), options));
+    return this.run('rename', oldUri, (u) => this.published('move', oldUri, newUri, () => this.core.rename(u, FirecrestUri.parse(newUri), options)));
   }
 
   copy(source: vscode.Uri, destination: vscode.Uri, options: { readonly overwrite: boolean }): Promise<void> {
-    return this.run('copy', source, (u) => this.core.copy(u, FirecrestUri.parse(destination), options));
+    return this.run('copy', source, (u) => this.published('copy', source, destination, () => this.core.copy(u, FirecrestUri.parse(destination), options)));
+  }
+
+  /** Moves, copies and deletions (server-side, moves and copies as transfer jobs) are listed in the Transfer Centre. */
+  publishTo(events: TransferEvents): vscode.Disposable {
+    this.transfers = events;
+    return new vscode.Disposable(() => {
+      if (this.transfers === events) this.transfers = undefined;
+    });
+  }
+
+  private async published<T>(kind: TransferKind, from: vscode.Uri, to: vscode.Uri | undefined, op: () => Promise<T>): Promise<T> {
+    const handle = this.transfers?.start({ kind, remote: from.toString(), source: from.toString(), destination: to?.toString() });
+    try {
+      const result = await op();
+      handle?.end();
+      return result;
+    } catch (e) {
+      handle?.end(e, isCancellation(e));
+      throw e;
+    }
   }
 
   dispose(): void {

@@ -4,7 +4,7 @@
  * upload shows in the real webview with per-part progress, reaching 100 % with a verified SHA-256,
  * and the status bar entry shows while it runs; a download opens at its destination; Cancel stops
  * a slowed upload, Retry runs it again, Resume continues an upload broken by dropped part PUTs;
- * Clear empties the list; a hidden-then-shown panel and a restored one draw the list again.
+ * moves, copies and deletions are listed; Clear empties the list; a hidden-then-shown panel and a restored one draw the list again.
  */
 import * as assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
@@ -271,6 +271,23 @@ describe('Transfer Centre', function () {
     });
     assert.equal(resumed.verified, true);
     assert.equal(sha(await vscode.workspace.fs.readFile(uri(base.joinPath('centre-resume.bin')))), sha(data));
+  });
+
+  it('lists moves, copies and deletions on the cluster, drawn done in the webview', async () => {
+    const a = base.joinPath('centre-op-a.txt');
+    await vscode.workspace.fs.writeFile(uri(a), new TextEncoder().encode('moved and copied\n'));
+    await vscode.workspace.fs.copy(uri(a), uri(base.joinPath('centre-op-b.txt')));
+    await vscode.workspace.fs.rename(uri(base.joinPath('centre-op-b.txt')), uri(base.joinPath('centre-op-c.txt')));
+    await vscode.workspace.fs.delete(uri(a));
+    const copy = recordOf('copy', 'centre-op-b.txt');
+    const move = recordOf('move', 'centre-op-c.txt');
+    const removed = events.list().find((r) => r.kind === 'delete' && r.source.endsWith('/centre-op-a.txt'));
+    for (const [what, r] of [['copy', copy], ['move', move], ['delete', removed]] as const) {
+      assert.equal(r?.state, 'done', `${what}: ${JSON.stringify(r)}`);
+    }
+    assert.equal(events.actions(move!).cancel, false);
+    if (!panel.panel.visible) panel.panel.reveal();
+    await waitFor('the operations drawn', () => [copy!, move!, removed!].every((r) => panel.rendered.some((x) => x.id === r.id && x.state === 'done')), 30_000);
   });
 
   it('rejects a message of the wrong shape, and Clear empties the list in the webview', async () => {
