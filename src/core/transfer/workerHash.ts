@@ -1,5 +1,6 @@
 /**
- * SHA-256 on a worker thread: a download hands its chunks over (copied, a memcpy) and keeps
+ * SHA-256 on a worker thread: a download hands its chunks over (copied, a memcpy, and sent in
+ * batches of 1 MiB: one message each way per batch, not per socket read) and keeps
  * writing while the other core hashes, instead of hashing inline on the thread that also drives
  * the sockets. Bounded: `update` resolves at once while less than `maxPending` bytes wait for the
  * worker, otherwise once the worker has caught up (the caller's stream then applies back-pressure).
@@ -14,8 +15,7 @@ let hash = createHash('sha256');
 let done = 0;
 parentPort.on('message', (m) => {
   if (m === 'digest') { parentPort.postMessage({ digest: hash.digest('hex') }); hash = createHash('sha256'); done = 0; return; }
-  hash.update(m);
-  done += m.length;
+  for (const chunk of m) { hash.update(chunk); done += chunk.length; }
   parentPort.postMessage({ done });
 });
 `;
@@ -28,8 +28,14 @@ export class WorkerHash {
   private waiting: (() => void) | undefined;
   private digestWaiter: { resolve: (hex: string) => void; reject: (e: Error) => void } | undefined;
   private failure: Error | undefined;
+  /** Chunks not yet posted: they go over in batches of `batchBytes` (one message each way per batch). */
+  private batch: Uint8Array[] = [];
+  private batchSize = 0;
 
-  constructor(private readonly maxPending = 32 << 20) {
+  constructor(
+    private readonly maxPending = 32 << 20,
+    private readonly batchBytes = 1 << 20,
+  ) {
     this.worker = new Worker(WORKER, { eval: true });
     this.worker.unref();
     this.worker.on('message', (m: { done?: number; digest?: string }) => {
@@ -61,10 +67,22 @@ export class WorkerHash {
   /** Hands `chunk` to the worker (copied: the caller may reuse it); waits while too much is pending. */
   async update(chunk: Uint8Array): Promise<void> {
     this.check();
-    this.worker.postMessage(chunk);
-    this.sent += chunk.length;
+    // Copied now (the caller may reuse its buffer); posted once a batch is full.
+    this.batch.push(new Uint8Array(chunk));
+    this.batchSize += chunk.length;
+    if (this.batchSize < this.batchBytes) return;
+    this.flush();
     if (this.sent - this.done >= this.maxPending) await new Promise<void>((r) => { this.waiting = r; });
     this.check();
+  }
+
+  private flush(): void {
+    if (this.batch.length === 0) return;
+    // The copies are transferred, not cloned again.
+    this.worker.postMessage(this.batch, this.batch.map((c) => c.buffer as ArrayBuffer));
+    this.sent += this.batchSize;
+    this.batch = [];
+    this.batchSize = 0;
   }
 
   private check(): void {
@@ -74,6 +92,7 @@ export class WorkerHash {
   /** The hex digest of everything updated so far (the hash then starts afresh). */
   digest(): Promise<string> {
     if (this.failure) return Promise.reject(this.failure);
+    this.flush();
     return new Promise((resolve, reject) => {
       this.digestWaiter = { resolve, reject };
       this.worker.postMessage('digest');
