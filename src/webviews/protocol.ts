@@ -2,7 +2,7 @@
  * The messages between the extension host and the webviews, one union per direction and panel.
  * `webview-ui/` imports this file with `import type` only, so nothing here may be a runtime value
  * the browser bundle would need. The host validates every inbound message against the zod schemas
- * in `accounting/messages.ts`, which are checked against these types at compile time.
+ * in `accounting/messages.ts` and `transfers/messages.ts`, checked against these types at compile time.
  *
  * Conventions: the webview sends `ready` once its script runs; the host answers with its initial
  * state. Requests carry a `requestId` chosen by the webview; every response carries the id it
