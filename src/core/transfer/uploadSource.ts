@@ -2,8 +2,9 @@
  * Where the bytes of an upload come from: a local file (each part read from its own byte range,
  * so parts go in parallel and memory stays bounded) or bytes already in memory (sliced, never
  * copied). Both hash the whole content in order for the SHA-256 check. A part is a plain stream
- * of 64 KiB chunks handed to the HTTP client as it is: 1 MiB chunks and wrapping iterators cost
- * more CPU per byte on the thread that drives every socket (measured with bench:transfer).
+ * of 256 KiB chunks handed to the HTTP client as it is: the iterators that used to wrap it cost CPU
+ * on the thread that drives every socket, and 64 KiB chunks cost a quarter more CPU than 256 KiB
+ * for the same throughput (1 MiB saves little more; measured against curl, see BENCHMARKS.md).
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -12,8 +13,8 @@ import { Readable } from 'node:stream';
 import { CancelledError } from '../errors';
 
 const CHUNK = 1 << 20;
-/** Chunks of a part as sent: socket-sized, so writes do not pile up in memory. */
-const PART_CHUNK = 64 * 1024;
+/** Chunks of a part as read and sent. */
+const PART_CHUNK = 256 * 1024;
 
 /** The content of an upload. */
 export interface UploadSource {
