@@ -4,11 +4,23 @@
  * the connection's Reservations in the Systems tree with the management menu, and the delete.
  * Screenshots in test-results/v1-*.png.
  */
+import { execFileSync } from 'node:child_process';
 import type { Page } from 'playwright-core';
 import { expandView, openViewContainer, openWorkbench, pickIfAsked, runCommand, screenshot, view } from './support/workbench';
 
 const NAME = 'ui-v1';
 const DEMO = process.env.FIRECREST_UI_PROFILE ?? 'local';
+
+/**
+ * The account to type into the form on real Slurm: one slurmdbd knows (v1 has no account list,
+ * so the form proposes the primary group). Undefined elsewhere: the proposal is accepted.
+ */
+function slurmAccount(): string | undefined {
+  const gw = process.env.FIRECREST_GATEWAY ? (JSON.parse(process.env.FIRECREST_GATEWAY) as { scheduler?: string; user?: string }) : undefined;
+  if (gw?.scheduler !== 'slurm' || !gw.user) return undefined;
+  const out = execFileSync('sacctmgr', ['--noheader', '--parsable2', 'show', 'user', gw.user, 'format=defaultaccount'], { encoding: 'utf8' });
+  return out.trim().split('\n')[0] || undefined;
+}
 
 function gatewayV1(): string | undefined {
   const gw = process.env.FIRECREST_GATEWAY ? (JSON.parse(process.env.FIRECREST_GATEWAY) as { v1?: string }) : undefined;
@@ -61,7 +73,8 @@ describe('API v1 connection (UI)', () => {
     await widget.locator('.quick-input-message').filter({ hasText: 'lower-case' }).waitFor({ timeout: 10_000 });
     await screenshot(page, 'v1-reservation-form-validation');
     await answer(1, 6, rsv);
-    for (let n = 2; n <= 6; n++) await answer(n, 6); // account, nodes, node type, start and end as proposed
+    await answer(2, 6, slurmAccount()); // the proposed account, or one slurmdbd knows
+    for (let n = 3; n <= 6; n++) await answer(n, 6); // nodes, node type, start and end as proposed
     await page.locator('.notifications-toasts').getByText(`Reservation ${rsv} created`).first().waitFor({ timeout: 30_000 });
 
     await openViewContainer(page, 'FirecREST');
