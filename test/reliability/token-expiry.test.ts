@@ -95,23 +95,23 @@ void describe('token expiry mid-operation', { skip: gatewayOnly() }, () => {
     assert.ok(ex.refused - refused0 >= 4, `${ex.refused - refused0} requests were refused and retried`);
   });
 
-  void it('waitForJob outlives several early expiries and a 33-second token lifetime', async () => {
+  void it('waitForJob outlives repeated early expiries and a 33-second token lifetime', async () => {
     // 33 s: the client may use a token for about 2 s (the v2 server refuses the last 30 s).
     await gateway.settings({ tokenLifetimeSeconds: 33 });
     const tokens0 = (await stats()).tokenRequests;
     const refused0 = ex.refused;
     const expiries0 = ex.expiries;
     ex.armed = true;
-    const id = await c.submitJob(S, { workingDirectory: dir, script: '#!/bin/bash\nsleep 8\necho done\n', name: 'f7t-token-expiry' });
+    const id = await c.submitJob(S, { workingDirectory: dir, script: '#!/bin/bash\nsleep 12\necho done\n', name: 'f7t-token-expiry' });
     const job = await c.waitForJob(S, id, { overallTimeoutMs: 300_000 });
     const list = await c.list(S, dir);
     await ex.disarm();
     assert.equal(job.state, 'COMPLETED');
     assert.equal(job.exitCode, 0);
     assert.ok(list.length >= 1);
-    assert.ok(ex.expiries - expiries0 >= 3, `${ex.expiries - expiries0} early expiries during the wait`);
-    assert.ok(ex.refused - refused0 >= 3, `${ex.refused - refused0} refusals cured by a refresh`);
-    // The job sleeps 8 s and a token lasts ~2 s: renewals for both reasons, all transparent.
+    assert.ok(ex.expiries - expiries0 >= 2, `${ex.expiries - expiries0} early expiries during the wait`);
+    assert.ok(ex.refused - refused0 >= 2, `${ex.refused - refused0} refusals cured by a refresh`);
+    // The job sleeps 12 s and a token lasts ~2 s: renewals for both reasons, all transparent.
     assert.ok((await stats()).tokenRequests - tokens0 >= 4);
   });
 });
