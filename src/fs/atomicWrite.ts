@@ -12,7 +12,7 @@ import { permissionsToMode } from './entries';
 export async function replaceAtomically(
   api: FirecrestApi,
   /** Creates a file with the data (direct upload, or staged above the direct limit). */
-  upload: (file: FirecrestUri, data: Uint8Array) => Promise<void>,
+  upload: (file: FirecrestUri, data: Uint8Array, target: FirecrestUri) => Promise<void>,
   target: FirecrestUri,
   data: Uint8Array,
   /** The target's current `rwx` text, kept on the new file; undefined for a new file or a link. */
@@ -22,7 +22,7 @@ export async function replaceAtomically(
 ): Promise<void> {
   const tmp = target.dirname.joinPath(`.${target.basename}.firecrest-${randomBytes(6).toString('hex')}.tmp`);
   try {
-    await upload(tmp, data);
+    await upload(tmp, data, target);
     // The move carries the temporary file's mode; keep the target's (job scripts are often +x).
     const mode = permissions ? permissionsToMode(permissions) : undefined;
     if (mode) await api.chmod(target.system, tmp.path, mode);

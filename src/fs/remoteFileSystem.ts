@@ -43,8 +43,8 @@ export interface RemoteFileSystemOptions {
 
 export interface LargeFileTransfers {
   read(uri: FirecrestUri, size: number): Promise<Uint8Array>;
-  /** Creates `file` (a new temporary file) with `data`. */
-  upload(file: FirecrestUri, data: Uint8Array): Promise<void>;
+  /** Creates `file` (a new temporary file) with `data`; `target` is what the user saves (shown in progress). */
+  upload(file: FirecrestUri, data: Uint8Array, target?: FirecrestUri): Promise<void>;
 }
 
 export class RemoteFileSystem {
@@ -203,8 +203,8 @@ export class RemoteFileSystem {
     const large = this.opts.largeFiles;
     if (data.byteLength > limit && !large) throw tooLargeForDirectTransfer(uri.path, data.byteLength, limit);
     const api = await this.api(uri);
-    const upload = (file: FirecrestUri, bytes: Uint8Array) =>
-      large && bytes.byteLength > limit ? large.upload(file, bytes) : api.uploadSmall(file.system, file.dirname.path, file.basename, bytes);
+    const upload = (file: FirecrestUri, bytes: Uint8Array, shownAs?: FirecrestUri) =>
+      large && bytes.byteLength > limit ? large.upload(file, bytes, shownAs) : api.uploadSmall(file.system, file.dirname.path, file.basename, bytes);
     // Saving through a link writes the link's target, as an editor on a local disk would.
     const linkTarget = entry && entry.type & EntryType.SymbolicLink ? entry.linkTarget : undefined;
     const target = linkTarget ? resolveLink(dir, linkTarget) : uri;

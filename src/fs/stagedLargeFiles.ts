@@ -32,8 +32,10 @@ export function stagedLargeFiles(connections: ConnectionService, events?: Transf
           await rm(dir, { recursive: true, force: true });
         }
       }),
-    upload: (file: FirecrestUri, data: Uint8Array) =>
-      withTransferProgress(events, { direction: 'upload', remote: file.toString(), title: vscode.l10n.t('Saving {0} MiB (staged)', mib(data.byteLength)) }, async ({ signal, onProgress }) => {
+    upload: (file: FirecrestUri, data: Uint8Array, target?: FirecrestUri) =>
+      // The transfer is listed under the file being saved: the temporary name it travels under is
+      // moved over it afterwards, so Open Destination and the list show what the user saved.
+      withTransferProgress(events, { direction: 'upload', remote: (target ?? file).toString(), title: vscode.l10n.t('Saving {0} MiB (staged)', mib(data.byteLength)) }, async ({ signal, onProgress }) => {
         const client = await connections.client(file.profile);
         await client.transfers.uploadBytes(file.system, data, file.path, { signal, onProgress });
       }),
