@@ -7,8 +7,10 @@
  *  - nothing at all while the window is not focused or nothing is watched.
  * Free of `vscode`; the provider feeds it watch requests, listings and the window state.
  */
+import { NotFoundError } from '../core/errors';
 import type { FirecrestUri } from '../core/uri';
 import { EntryType, type Listing } from './entries';
+import { FsError } from './fsError';
 import type { RemoteChange } from './remoteFileSystem';
 
 export interface ChangePollerOptions {
@@ -184,14 +186,22 @@ export class ChangePoller {
       if (s.snapshot) changes = diff(s.dir, s.snapshot, next);
       s.snapshot = next;
     } catch (e) {
-      if (s.snapshot) changes = [{ kind: 'deleted', uri: s.dir }];
-      s.snapshot = undefined;
+      // Only a folder that is gone is reported deleted: a refused or failed poll (429, the server
+      // down or restarting) says nothing about it, and VS Code would mark open editors deleted.
+      if (isGone(e)) {
+        if (s.snapshot) changes = [{ kind: 'deleted', uri: s.dir }];
+        s.snapshot = undefined;
+      }
       this.opts.onError?.(s.dir, e);
     }
     s.intervalMs = changes.length > 0 ? this.base : Math.min(this.max, s.intervalMs * 2);
     s.nextAt = this.now() + s.intervalMs;
     if (changes.length > 0 && !this.disposed) this.opts.emit(changes);
   }
+}
+
+function isGone(e: unknown): boolean {
+  return e instanceof NotFoundError || (e instanceof FsError && (e.code === 'FileNotFound' || e.code === 'FileNotADirectory'));
 }
 
 function snapshotOf(listing: Listing): Map<string, string> {

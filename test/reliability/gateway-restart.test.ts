@@ -7,6 +7,7 @@
  *  - a staged upload cut between its parts, or a staged download cut while the server stages it,
  *    either goes on and verifies, or fails with a typed error and leaves no partial target (the
  *    upload then resumes from the parts already sent).
+ *  - the file watcher's poller does not report its folder deleted because polls failed meanwhile.
  * The Jobs view's own recovery is checked in the host suite (test/host/reliability.test.ts).
  */
 import assert from 'node:assert/strict';
@@ -15,7 +16,9 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createClient, FirecrestError, NotFoundError, UnavailableError, type FirecrestClient, type StagedUploadState } from '../../src/core/index';
+import { createClient, FirecrestError, FirecrestUri, NotFoundError, UnavailableError, type FirecrestClient, type StagedUploadState } from '../../src/core/index';
+import { ChangePoller } from '../../src/fs/changePoller';
+import { RemoteFileSystem, type RemoteChange } from '../../src/fs/remoteFileSystem';
 import { gatewayOnly } from '../support/target';
 import { adminCall, stats, type AdminTarget } from './admin';
 import { freePort, OwnGateway } from './ownGateway';
@@ -72,6 +75,44 @@ void describe('gateway restart', { skip: gatewayOnly() }, () => {
     const names = (await c.list(S, dir)).map((f) => f.name);
     assert.ok(names.includes('before.txt'));
     assert.equal((await stats(admin())).tokenRequests, 0, 'the token from before the restart is still good (same state dir)');
+  });
+
+  void it('the file watcher does not report its folder deleted while the gateway is down; it does once the folder is gone', async () => {
+    const rfs = new RemoteFileSystem({ clientFor: async () => c, directLimit: async () => MiB });
+    await c.mkdir(S, `${dir}/watched`);
+    const folder = FirecrestUri.from({ system: S, path: `${dir}/watched` });
+    const deleted: string[] = [];
+    let polled = 0;
+    let failed = 0;
+    const poller = new ChangePoller({
+      list: async (d, maxAge) => { const l = await rfs.list(d, maxAge); polled++; return l; },
+      isDirectory: async () => true,
+      emit: (changes: RemoteChange[]) => { for (const ch of changes) if (ch.kind === 'deleted') deleted.push(ch.uri.path); },
+      reuseMs: 0,
+      baseIntervalMs: 200,
+      maxIntervalMs: 400,
+      onError: () => { failed++; },
+    });
+    const watch = poller.watch(folder, false);
+    try {
+      const until = async (what: string, ok: () => boolean) => {
+        for (let i = 0; i < 600 && !ok(); i++) await new Promise((r) => setTimeout(r, 100));
+        assert.ok(ok(), what);
+      };
+      await until('a first poll', () => polled >= 2);
+      await gw.kill();
+      await until('a failed poll while the gateway is down', () => failed >= 2);
+      await gw.start();
+      const after = polled;
+      await until('a poll once it is back', () => polled > after);
+      assert.deepEqual(deleted, [], 'no deletion reported for a failed poll');
+      await c.remove(S, folder.path);
+      await until('the deletion reported', () => deleted.length > 0);
+      assert.deepEqual(deleted, [folder.path]);
+    } finally {
+      watch.dispose();
+      poller.dispose();
+    }
   });
 
   void it('a staged upload cut by a restart resumes and verifies, or fails typed with no partial target', async () => {
