@@ -15,7 +15,8 @@ let hash = createHash('sha256');
 let done = 0;
 parentPort.on('message', (m) => {
   if (m === 'digest') { parentPort.postMessage({ digest: hash.digest('hex') }); hash = createHash('sha256'); done = 0; return; }
-  for (const chunk of m) { hash.update(chunk); done += chunk.length; }
+  hash.update(m);
+  done += m.length;
   parentPort.postMessage({ done });
 });
 `;
@@ -28,14 +29,15 @@ export class WorkerHash {
   private waiting: (() => void) | undefined;
   private digestWaiter: { resolve: (hex: string) => void; reject: (e: Error) => void } | undefined;
   private failure: Error | undefined;
-  /** Chunks not yet posted: they go over in batches of `batchBytes` (one message each way per batch). */
-  private batch: Uint8Array[] = [];
-  private batchSize = 0;
+  /** Bytes not yet posted, copied into one buffer of `batchBytes` (one message each way per batch). */
+  private batch: Uint8Array;
+  private used = 0;
 
   constructor(
     private readonly maxPending = 32 << 20,
     private readonly batchBytes = 1 << 20,
   ) {
+    this.batch = new Uint8Array(batchBytes);
     this.worker = new Worker(WORKER, { eval: true });
     this.worker.unref();
     this.worker.on('message', (m: { done?: number; digest?: string }) => {
@@ -64,25 +66,32 @@ export class WorkerHash {
     w?.();
   }
 
-  /** Hands `chunk` to the worker (copied: the caller may reuse it); waits while too much is pending. */
-  async update(chunk: Uint8Array): Promise<void> {
+  /**
+   * Hands `chunk` to the worker (copied at once: the caller may reuse its buffer). Returns a promise
+   * only when too much is pending (then it resolves once the worker caught up).
+   */
+  update(chunk: Uint8Array): void | Promise<void> {
     this.check();
-    // Copied now (the caller may reuse its buffer); posted once a batch is full.
-    this.batch.push(new Uint8Array(chunk));
-    this.batchSize += chunk.length;
-    if (this.batchSize < this.batchBytes) return;
-    this.flush();
-    if (this.sent - this.done >= this.maxPending) await new Promise<void>((r) => { this.waiting = r; });
-    this.check();
+    for (let at = 0; at < chunk.length;) {
+      const n = Math.min(chunk.length - at, this.batch.length - this.used);
+      this.batch.set(chunk.subarray(at, at + n), this.used);
+      this.used += n;
+      at += n;
+      if (this.used === this.batch.length) this.flush();
+    }
+    if (this.sent - this.done < this.maxPending) return undefined;
+    return new Promise<void>((r) => { this.waiting = r; }).then(() => this.check());
   }
 
   private flush(): void {
-    if (this.batch.length === 0) return;
-    // The copies are transferred, not cloned again.
-    this.worker.postMessage(this.batch, this.batch.map((c) => c.buffer as ArrayBuffer));
-    this.sent += this.batchSize;
-    this.batch = [];
-    this.batchSize = 0;
+    if (this.used === 0) return;
+    // Transferred, not cloned: the worker owns the batch from here.
+    const full = this.used === this.batch.length ? this.batch : this.batch.slice(0, this.used);
+    this.worker.postMessage(full, [full.buffer as ArrayBuffer]);
+    this.sent += this.used;
+    // (The transferred view reads as empty now: the size comes from the setting.)
+    this.batch = new Uint8Array(this.batchBytes);
+    this.used = 0;
   }
 
   private check(): void {
