@@ -32,6 +32,26 @@ void describe('v1 recent jobs', () => {
     assert.deepEqual((await recent.merge('s', [job('5', 'RUNNING', false)], { allUsers: true })).map((j) => j.id), ['5', '1', '2', '3'], "another user's queued job is not tracked");
   });
 
+  void it('asks again while a job that left the queue has no final record yet, and gives up on it after 2 minutes', async () => {
+    let now = 1_000_000_000_000;
+    let recorded = false;
+    const asked: string[][] = [];
+    const recent = new RecentJobs(async (_m, ids) => {
+      asked.push(ids);
+      return ids.filter((id) => id === '1' && recorded).map((id) => job(id, 'COMPLETED', true, { endTime: now / 1000 }));
+    }, () => now);
+    recent.noteSubmitted('s', '1');
+    recent.noteSubmitted('s', '2');
+    assert.deepEqual((await recent.merge('s', [], {})).map((j) => j.id), []);
+    recorded = true;
+    assert.deepEqual((await recent.merge('s', [], {})).map((j) => j.id), ['1'], 'asked again at once: the record arrived');
+    now += 121_000;
+    await recent.merge('s', [], {});
+    assert.deepEqual(asked.at(-1), ['1', '2']);
+    await recent.merge('s', [], {});
+    assert.deepEqual(asked.at(-1), ['1'], 'job 2 never got a record: no longer asked for');
+  });
+
   void it('keeps the working directory and output paths a job had at submission or in the queue', () => {
     const facts = new JobFacts();
     facts.remember('s', '7', { workingDirectory: '/home/a/run', stdoutPath: knownPath('stdout-file-not-found') });

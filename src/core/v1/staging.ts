@@ -122,7 +122,7 @@ export class V1Staging implements StagingRoutes {
       let sent = 0;
       const body = async function* (): AsyncGenerator<Uint8Array> {
         if (form) yield form.head;
-        for await (const chunk of source.range(0, source.size)) {
+        for await (const chunk of source.range(0, source.size) as AsyncIterable<Uint8Array>) {
           sent += chunk.length;
           meter.add(chunk.length);
           yield chunk;
