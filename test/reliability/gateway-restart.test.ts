@@ -152,7 +152,7 @@ void describe('gateway restart', { skip: gatewayOnly() }, () => {
       assert.deepEqual([outcome.route, outcome.verified, outcome.sha256], ['staged', true, sha(data)], outcome.note);
     }
     const back = join(local, 'check.bin');
-    await c.transfers.downloadFile(S, target, back);
+    await c.transfers.downloadFile(S, target, back, { signal: AbortSignal.timeout(180_000) });
     assert.equal(sha(readFileSync(back)), sha(data), 'the remote file is the uploaded one');
     rmSync(back);
   });
@@ -161,11 +161,12 @@ void describe('gateway restart', { skip: gatewayOnly() }, () => {
     const data = randomBytes(12 * MiB + 555);
     const src = join(local, 'down-src.bin');
     writeFileSync(src, data);
-    await c.transfers.uploadFile(S, src, `${dir}/down.bin`);
+    await c.transfers.uploadFile(S, src, `${dir}/down.bin`, { signal: AbortSignal.timeout(180_000) });
     mkdirSync(join(local, 'out'));
     const dst = join(local, 'out', 'down.bin');
     let cut: Promise<void> | undefined;
     const outcome = await c.transfers.downloadFile(S, `${dir}/down.bin`, dst, {
+      signal: AbortSignal.timeout(180_000),
       // Cut while the server stages the file (its transfer job runs): the client is polling.
       onProgress: (p) => { if (!cut && p.phase === 'waiting') cut = restart(); },
     }).catch(asError);
@@ -176,7 +177,7 @@ void describe('gateway restart', { skip: gatewayOnly() }, () => {
       assert.ok(!existsSync(dst), 'no partial target');
       const dirOut = join(local, 'out');
       assert.deepEqual(existsSync(dirOut) ? readdirSync(dirOut) : [], [], 'no temporary file left behind');
-      const again = await c.transfers.downloadFile(S, `${dir}/down.bin`, dst);
+      const again = await c.transfers.downloadFile(S, `${dir}/down.bin`, dst, { signal: AbortSignal.timeout(180_000) });
       assert.equal(again.verified, true, again.note);
     } else {
       assert.ok(cut, 'the gateway was restarted during the download');
