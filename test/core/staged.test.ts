@@ -176,6 +176,15 @@ void describe('client.transfers (staged, s3)', { skip: gatewayOnly() }, () => {
     assert.deepEqual(readdirSync(local).filter((f) => f.includes('f7t-part')), [], 'no temporary file is left');
   });
 
+  void it('refuses a local destination in a missing folder or on a folder, typed, before staging anything', async () => {
+    const src = join(local, 'dest-check.bin');
+    await makeFile(src, 3 * MiB);
+    const remote = `${dir}/dest-check.bin`;
+    await c.transfers.upload(S, src, remote);
+    await assert.rejects(c.transfers.download(S, remote, join(local, 'no-such-folder', 'x.bin')), (e: unknown) => e instanceof InvalidInputError && /does not exist/.test(e.message));
+    await assert.rejects(c.transfers.download(S, remote, local), (e: unknown) => e instanceof InvalidInputError && /is a directory/.test(e.message));
+  });
+
   void it('refuses to resume once the URLs expired, and the staging area refuses them too', async () => {
     await gateway.settings({ maxPartSize: MiB, stagingTtlSeconds: 1 });
     const src = join(local, 'late.bin');

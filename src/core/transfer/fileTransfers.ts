@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, posix } from 'node:path';
-import { ChecksumMismatchError, TimeoutError } from '../errors';
+import { ChecksumMismatchError, InvalidInputError, TimeoutError } from '../errors';
 import type { Progress } from '../model';
 import { stagedDownload } from './stagedDownload';
 import type { StagedTransferOptions, StagedTransfers, TransferResult } from './stagedTransfers';
@@ -111,7 +111,9 @@ export class FileTransfers implements StagedTransfers {
 
   /** Fills a temporary file next to `localPath`, verifies it, then renames it into place; removes it otherwise. */
   private async intoPlace(localPath: string, fill: (temp: string) => Promise<{ bytes: number; sha256: string }>, system: string, remotePath: string, route: TransferResult['route'], o: StagedTransferOptions): Promise<TransferResult> {
-    if ((await stat(localPath).catch(() => undefined))?.isDirectory()) throw new Error(`${localPath} is a directory`);
+    // Local mistakes are found before anything is staged, and reported typed like the server's.
+    if ((await stat(localPath).catch(() => undefined))?.isDirectory()) throw new InvalidInputError(`${localPath} is a directory`);
+    if (!(await stat(dirname(localPath)).catch(() => undefined))?.isDirectory()) throw new InvalidInputError(`Local folder ${dirname(localPath)} does not exist`);
     const temp = join(dirname(localPath), `.${basename(localPath)}.${randomBytes(4).toString('hex')}.f7t-part`);
     let placed = false;
     try {
