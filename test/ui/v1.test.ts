@@ -32,6 +32,30 @@ function row(page: Page, label: string) {
   return view(page, 'Systems').body.locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.$]/g, '\\$&')}$`) }) }).first();
 }
 
+/**
+ * Runs a row's context menu item and confirms its modal dialog. A tree refresh can re-render the
+ * row while the menu opens, which closes the menu the click was aimed at: then it is tried again.
+ */
+async function menuThenConfirm(page: Page, target: ReturnType<typeof row>, item: string, confirm: string): Promise<void> {
+  const menu = page.locator('.context-view .monaco-menu');
+  const button = page.locator('.monaco-dialog-box').getByRole('button', { name: confirm });
+  for (let attempt = 1; ; attempt++) {
+    await target.click({ button: 'right' });
+    // Hover focuses the item and Enter runs it: a mouse click on a menu that has just been
+    // re-opened is sometimes swallowed by the menu's guard against the opening mouse-up.
+    await menu.getByText(item).first().hover();
+    await page.keyboard.press('Enter');
+    try {
+      await button.waitFor({ timeout: 5_000 });
+      break;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+      await page.keyboard.press('Escape');
+    }
+  }
+  await button.click();
+}
+
 async function setExpanded(page: Page, label: string, expanded: boolean): Promise<void> {
   const r = row(page, label);
   await r.waitFor({ timeout: 30_000 });
@@ -42,11 +66,22 @@ async function setExpanded(page: Page, label: string, expanded: boolean): Promis
 }
 
 describe('API v1 connection (UI)', () => {
+  const rsv = `ui_${Math.random().toString(36).slice(2, 7)}`;
+  // A reservation left behind by a failed run would keep the node busy for the next run's window
+  // on real Slurm (its state outlives the run): it goes whatever the outcome.
+  after(() => {
+    if (slurmAccount() === undefined) return;
+    try {
+      execFileSync('scontrol', ['delete', `ReservationName=${rsv}`], { stdio: 'ignore' });
+    } catch {
+      // Deleted by the test itself.
+    }
+  });
+
   it('adds a v1 connection, creates a reservation through the form and shows it in the Systems tree', async function () {
     const url = gatewayV1();
     if (!url || !process.env.FIRECREST_CLIENT_SECRET) return this.skip();
     const system = process.env.FIRECREST_SYSTEM ?? 'cluster';
-    const rsv = `ui_${Math.random().toString(36).slice(2, 7)}`;
     const page = await openWorkbench();
     const widget = page.locator('.quick-input-widget');
     const step = async (n: number, of: number) => widget.locator('.quick-input-title').filter({ hasText: `(${n}/${of})` }).waitFor();
@@ -88,20 +123,18 @@ describe('API v1 connection (UI)', () => {
     await created.waitFor({ timeout: 30_000 });
     await screenshot(page, 'v1-systems-reservations', page.locator('.part.sidebar'));
 
-    await created.click({ button: 'right' });
     const menu = page.locator('.context-view .monaco-menu');
+    await created.click({ button: 'right' });
     await menu.getByText('Update Reservation…').first().waitFor();
     await screenshot(page, 'v1-reservation-context-menu');
-    await menu.getByText('Delete Reservation').first().click();
-    await page.locator('.monaco-dialog-box').getByRole('button', { name: 'Delete' }).click();
+    await page.keyboard.press('Escape');
+    await menuThenConfirm(page, created, 'Delete Reservation', 'Delete');
     await page.locator('.notifications-toasts').getByText(`Reservation ${rsv} deleted`).first().waitFor({ timeout: 30_000 });
     await row(page, rsv).waitFor({ state: 'detached', timeout: 30_000 });
 
     // Leave the workbench as it was: the v1 connection removed (one connection again: its systems at the top).
     const conn = row(page, NAME);
-    await conn.click({ button: 'right' });
-    await menu.getByText('Remove Connection').first().click();
-    await page.locator('.monaco-dialog-box').getByRole('button', { name: 'Remove' }).click();
+    await menuThenConfirm(page, conn, 'Remove Connection', 'Remove');
     await conn.waitFor({ state: 'detached', timeout: 15_000 });
   });
 });
