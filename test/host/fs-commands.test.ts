@@ -3,12 +3,12 @@
  * context menu, minus the prompts): chmod, symlink, checksum, file type, copy path.
  */
 import * as assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../src/core/client';
 import { FirecrestUri } from '../../src/core/uri';
+import { connectWithScratchFolder } from './support/scratch';
 import { target } from '../support/target';
-import { extensionApi } from './support/extension';
 
 const PROFILE = 'fs-commands-test';
 
@@ -20,14 +20,8 @@ describe('remote file commands', () => {
   const content = new TextEncoder().encode('#!/bin/bash\necho hello\n');
 
   before(async () => {
-    const api = await extensionApi();
-    await vscode.commands.executeCommand('firecrest.addConnection', {
-      name: PROFILE, url: t.url, apiVersion: t.apiVersion, tokenUrl: t.tokenUrl, clientId: t.clientId, clientSecret: t.clientSecret, defaultSystem: t.system,
-    });
-    client = await api.connections.client(PROFILE);
-    const user = (await client.userInfo(t.system)).user.name;
-    base = FirecrestUri.from({ system: t.system, path: `/home/${user}/fs-cmd-${randomBytes(4).toString('hex')}`, profile: PROFILE });
-    await vscode.workspace.fs.createDirectory(uri(base));
+    const scratch = await connectWithScratchFolder(PROFILE, 'fs-cmd');
+    ({ client, base } = scratch);
     await vscode.workspace.fs.writeFile(uri(base.joinPath('run.sh')), content);
   });
 

@@ -7,8 +7,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../src/core/client';
 import { FirecrestUri } from '../../src/core/uri';
+import { connectWithScratchFolder } from './support/scratch';
 import { gatewayOnly, target, type GatewayInfo } from '../support/target';
-import { extensionApi } from './support/extension';
 
 const PROFILE = 'fs-large-test';
 const MiB = 1024 * 1024;
@@ -27,14 +27,8 @@ describe('large remote files (staged transfers)', function () {
   const uri = (f: FirecrestUri) => vscode.Uri.from({ scheme: 'firecrest', authority: f.authority, path: f.path });
 
   before(async () => {
-    const api = await extensionApi();
-    await vscode.commands.executeCommand('firecrest.addConnection', {
-      name: PROFILE, url: t.url, apiVersion: t.apiVersion, tokenUrl: t.tokenUrl, clientId: t.clientId, clientSecret: t.clientSecret, defaultSystem: t.system,
-    });
-    client = await api.connections.client(PROFILE);
-    const user = (await client.userInfo(t.system)).user.name;
-    base = FirecrestUri.from({ system: t.system, path: `/home/${user}/fs-large-${randomBytes(4).toString('hex')}`, profile: PROFILE });
-    await vscode.workspace.fs.createDirectory(uri(base));
+    const scratch = await connectWithScratchFolder(PROFILE, 'fs-large');
+    ({ client, base } = scratch);
     // Several parts even for a few MiB (gateway only; a real deployment keeps its own part size).
     if (!gatewayOnly()) await settings(t.gateway, { maxPartSize: MiB });
   });

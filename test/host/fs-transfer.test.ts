@@ -12,9 +12,10 @@ import { join, relative } from 'node:path';
 import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../src/core/client';
 import { FirecrestUri } from '../../src/core/uri';
+import { connectWithScratchFolder } from './support/scratch';
 import { gatewayOnly, target, type GatewayInfo } from '../support/target';
 import { clearFaults, setFault, statsOf } from './fs-gateway';
-import { extensionApi, waitFor } from './support/extension';
+import { waitFor } from './support/extension';
 
 const PROFILE = 'fs-transfer-test';
 const MiB = 1024 * 1024;
@@ -47,14 +48,8 @@ describe('Upload from Local… / Download to Local… (folders, resume)', functi
   const uri = (f: FirecrestUri) => vscode.Uri.from({ scheme: 'firecrest', authority: f.authority, path: f.path });
 
   before(async () => {
-    const api = await extensionApi();
-    await vscode.commands.executeCommand('firecrest.addConnection', {
-      name: PROFILE, url: t.url, apiVersion: t.apiVersion, tokenUrl: t.tokenUrl, clientId: t.clientId, clientSecret: t.clientSecret, defaultSystem: t.system,
-    });
-    client = await api.connections.client(PROFILE);
-    const user = (await client.userInfo(t.system)).user.name;
-    base = FirecrestUri.from({ system: t.system, path: `/home/${user}/fs-transfer-${randomBytes(4).toString('hex')}`, profile: PROFILE });
-    await vscode.workspace.fs.createDirectory(uri(base));
+    const scratch = await connectWithScratchFolder(PROFILE, 'fs-transfer');
+    ({ client, base } = scratch);
     limit = (await client.systems()).find((s) => s.name === t.system)?.maxDirectTransferSize ?? MiB;
     local = mkdtempSync(join(tmpdir(), 'f7t-fs-transfer-'));
     // Several parts for a few MiB (gateway only; a real deployment keeps its own part size).

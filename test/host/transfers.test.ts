@@ -13,13 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { TransferEvents, TransferRecord } from '../../src/common/transferEvents';
-import type { FirecrestClient } from '../../src/core/client';
 import { FirecrestUri } from '../../src/core/uri';
+import { connectWithScratchFolder } from './support/scratch';
 import type { TransfersToHost, TransfersToWebview } from '../../src/webviews/protocol';
 import type { TransfersStatusBar } from '../../src/webviews/transfers/statusBar';
 import type { TransfersPanel } from '../../src/webviews/transfers/transfersPanel';
 import { gatewayOnly, target, type GatewayInfo } from '../support/target';
-import { extensionApi, waitFor } from './support/extension';
+import { waitFor } from './support/extension';
 
 const PROFILE = 'transfers-test';
 const MiB = 1024 * 1024;
@@ -83,7 +83,6 @@ function csp(html: string): Map<string, string[]> {
 describe('Transfer Centre', function () {
   this.timeout(240_000);
   const t = target();
-  let client: FirecrestClient;
   let base: FirecrestUri;
   let local: string;
   let events: TransferEvents;
@@ -95,14 +94,8 @@ describe('Transfer Centre', function () {
     events.list().find((r) => r.kind === kind && (r.destination ?? '').endsWith(`/${name}`));
 
   before(async () => {
-    const api = await extensionApi();
-    await vscode.commands.executeCommand('firecrest.addConnection', {
-      name: PROFILE, url: t.url, apiVersion: t.apiVersion, tokenUrl: t.tokenUrl, clientId: t.clientId, clientSecret: t.clientSecret, defaultSystem: t.system,
-    });
-    client = await api.connections.client(PROFILE);
-    const user = (await client.userInfo(t.system)).user.name;
-    base = FirecrestUri.from({ system: t.system, path: `/home/${user}/transfers-${randomBytes(4).toString('hex')}`, profile: PROFILE });
-    await vscode.workspace.fs.createDirectory(uri(base));
+    const scratch = await connectWithScratchFolder(PROFILE, 'transfers');
+    ({ base } = scratch);
     local = mkdtempSync(join(tmpdir(), 'f7t-transfers-'));
     events = (await vscode.commands.executeCommand<TransferEvents>('firecrest.test.transferEvents'))!;
     await events.clear();
