@@ -68,6 +68,8 @@ export interface WaitOptions extends CallOptions {
   overallTimeoutMs?: number;
   /** A new job may be missing this long before that is an error (default 20 s). */
   notFoundTimeoutMs?: number;
+  /** Polls may fail to reach the server (restart, dropped connection) this long before the wait fails (default 90 s). */
+  unreachableToleranceMs?: number;
   onProgress?: (p: Progress) => void;
 }
 

@@ -3,7 +3,7 @@
  * "Job not found" for a new job, cancel on overall timeout; then, for transfer jobs, read the log.
  */
 import type { WaitOptions } from '../api';
-import { NotFoundError, ServerError, TimeoutError, TooLargeError } from '../errors';
+import { NotFoundError, ServerError, TimeoutError, TooLargeError, UnavailableError } from '../errors';
 import { sleep } from '../http/sleep';
 import type { Job, TransferJob } from '../model';
 import type { ComputeRoutes } from './compute';
@@ -22,6 +22,17 @@ export function* pollSleeps(): Generator<number, never> {
 
 const SUCCESS_MARKERS = ['Files were successfully', 'File was successfully', 'Multipart file upload successfully completed'];
 
+/**
+ * A poll that did not reach the server (restart, dropped connection, a request that timed out):
+ * the job runs on regardless, so the wait goes on for a while instead of failing the transfer.
+ */
+function isUnreachable(e: unknown): boolean {
+  return e instanceof UnavailableError || e instanceof TimeoutError;
+}
+
+/** How long polls may keep failing to reach the server before the wait gives up (default). */
+export const UNREACHABLE_TOLERANCE_MS = 90_000;
+
 function isJobNotFound(e: unknown): boolean {
   return e instanceof NotFoundError && /job\b.*not found/i.test(e.message);
 }
@@ -37,15 +48,24 @@ export class JobWaiter {
   async waitForJob(system: string, jobId: string, o: WaitOptions = {}): Promise<Job> {
     const started = this.now();
     const notFoundMs = o.notFoundTimeoutMs ?? 20_000;
+    const tolerance = o.unreachableToleranceMs ?? UNREACHABLE_TOLERANCE_MS;
+    let unreachableSince: number | undefined;
     const sleeps = pollSleeps();
     for (;;) {
       try {
         const job = await this.compute.job(system, jobId, { signal: o.signal, timeoutMs: o.timeoutMs });
+        unreachableSince = undefined;
         o.onProgress?.({ phase: job.state, message: `Job ${jobId} is ${job.state}` });
         if (job.isFinal) return job;
       } catch (e) {
-        if (!isJobNotFound(e) || this.now() - started > notFoundMs) throw e;
-        o.onProgress?.({ phase: 'PENDING', message: `Job ${jobId} is not known to the scheduler yet` });
+        if (isUnreachable(e) && !o.signal?.aborted) {
+          unreachableSince ??= this.now();
+          if (this.now() - unreachableSince > tolerance) throw e;
+          o.onProgress?.({ phase: 'UNREACHABLE', message: `Server unreachable while waiting for job ${jobId}; trying again` });
+        } else {
+          if (!isJobNotFound(e) || this.now() - started > notFoundMs) throw e;
+          o.onProgress?.({ phase: 'PENDING', message: `Job ${jobId} is not known to the scheduler yet` });
+        }
       }
       const nextMs = sleeps.next().value * 1000;
       if (o.overallTimeoutMs !== undefined && this.now() - started + nextMs > o.overallTimeoutMs) {
