@@ -60,7 +60,8 @@ export type AccountingFailure = 'noConnection' | 'signedOut' | 'invalid' | 'api'
 
 export type AccountingToWebview =
   | { type: 'init'; connections: AccountingConnection[]; preset?: Partial<AccountingForm> }
-  | { type: 'results'; requestId: number; profile: string; system: string; rows: AccountingRow[]; queriedAt: number }
+  /** `limit`: what the server could not cover of the query (e.g. v2's 7-day look-back), said next to the results. */
+  | { type: 'results'; requestId: number; profile: string; system: string; rows: AccountingRow[]; queriedAt: number; limit?: string }
   | { type: 'failed'; requestId: number; failure: AccountingFailure; message: string }
   | { type: 'exported'; requestId: number; path?: string; error?: string };
 

@@ -137,6 +137,16 @@ describe('Job Accounting panel', function () {
     assert.equal(none.rows.length, 0);
   });
 
+  it('says when the server cannot look back as far as asked (v2 lists 7 days of finished jobs)', async () => {
+    const month = (await ask(form({ range: '30d', jobIds: ids.ok }))) as Results;
+    assert.equal(month.type, 'results');
+    assert.deepEqual(month.rows.map((r) => r.id), [ids.ok], 'the recent job is still found');
+    const week = (await ask(form({ range: '7d', jobIds: ids.ok }))) as Results;
+    assert.equal(week.limit, undefined, 'nothing to say within 7 days');
+    if (client.apiVersion === 'v2') assert.match(month.limit ?? '', /last 7 days only/);
+    else assert.equal(month.limit, undefined, 'v1 accounting (sacct) covers any range');
+  });
+
   it('answers an unknown system with the API error, an unknown connection with noConnection, a backwards range as invalid', async () => {
     const bad = (await ask(form({ system: `no-such-system-${tag}` }))) as Failed;
     assert.equal(bad.type, 'failed');

@@ -106,10 +106,11 @@ function drawStatus(): void {
     };
     replace(status, el('div', { class: 'message empty' }, el('p', { class: 'headline' }, `No jobs on ${r.system} match this query.`),
       el('p', {}, 'Widen the time range or clear the filters (job ids, state, account, partition, name).'),
+      ...(r.limit ? [el('p', { class: 'limit' }, `${r.limit}.`)] : []),
       el('div', { class: 'buttons' }, action('Last 30 days, no filters', widen))));
     return;
   }
-  replace(status, r ? el('p', { class: 'meta' }, `${r.profile} / ${r.system} · queried ${new Date(r.queriedAt).toLocaleTimeString()}`, notice ? ` · ${notice}` : '') : '');
+  replace(status, r ? el('p', { class: 'meta' }, `${r.profile} / ${r.system} · queried ${new Date(r.queriedAt).toLocaleTimeString()}`, r.limit ? ` · ${r.limit}` : '', notice ? ` · ${notice}` : '') : '');
 }
 
 function drawTable(): void {

@@ -16,6 +16,8 @@ import { matchesForm, toAccountingQuery, toRow } from './query';
 // register.ts loads this module on first use (a bundle of its own) and reaches the panel host through it.
 export { webviewOptions } from '../panelHost';
 
+/** The longest look-back of the v2 job listing (`time_window=7d`), plus a minute of slack. */
+const V2_LOOKBACK_S = 7 * 86_400 + 60;
 type Results = Extract<AccountingToWebview, { type: 'results' }>;
 
 export class AccountingPanel extends WebviewPanelHost<AccountingToHost, AccountingToWebview> {
@@ -115,7 +117,11 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
       const jobs = await client.accounting(form.system, { ...query, signal: ctl.signal });
       const rows: AccountingRow[] = jobs.filter((j) => matchesForm(j, form)).map(toRow);
       this.log.info(`${form.profile}/${form.system}: ${rows.length} of ${jobs.length} job(s) in ${Date.now() - started} ms`);
-      this.last = { type: 'results', requestId, profile: form.profile, system: form.system, rows, queriedAt: Date.now() };
+      // API v2 has no accounting route: its job listing looks back 7 days at most (time_window).
+      const limit = client.apiVersion === 'v2' && query.startTime !== undefined && query.startTime < Date.now() / 1000 - V2_LOOKBACK_S
+        ? 'API v2 lists finished jobs of the last 7 days only; older jobs are not shown'
+        : undefined;
+      this.last = { type: 'results', requestId, profile: form.profile, system: form.system, rows, queriedAt: Date.now(), limit };
       await this.post(this.last);
     } catch (e) {
       if (isCancellation(e) && ctl.signal.aborted) return;
