@@ -56,7 +56,13 @@ describe('Jobs view (UI)', () => {
       await screenshot(page, 'jobs-tree-failure', page.locator('.part.sidebar'));
       throw e;
     });
-    assert.match(await finishedRow.innerText(), /COMPLETED · exit 0/);
+    // The listing learns the exit code from accounting, which may record it after the job's own
+    // record had it: refresh until the row shows it.
+    for (const deadline = Date.now() + 60_000; !/COMPLETED · exit 0/.test(await finishedRow.innerText()); ) {
+      if (Date.now() > deadline) assert.match(await finishedRow.innerText(), /COMPLETED · exit 0/);
+      await new Promise((r) => setTimeout(r, 2000));
+      await runCommand(page, 'FirecREST: Refresh Jobs');
+    }
     const runningRow = body.locator('.monaco-list-row', { hasText: `${running} ui-running` }).first();
     assert.match(await runningRow.innerText(), /\d+:\d\d \/ /);
     await runningRow.hover();
