@@ -111,7 +111,16 @@ describe('Jobs view and job commands', function () {
     this.timeout(180_000);
     assert.ok(submitted);
     await vscode.commands.executeCommand('firecrest.followJobOutput', { ...submitted, stream: 'stdout' });
-    const seenRunning = await waitFor('the job in Running', async () => (await findJob(submitted!.jobId))?.group === 'Running', 60_000);
+    // A job that pends first is polled every 30 s; a ~10 s job could run between two polls. Ask
+    // for a refresh every few seconds so the view catches it running.
+    let asked = Date.now();
+    const seenRunning = await waitFor('the job in Running', async () => {
+      if (Date.now() - asked > 3000) {
+        asked = Date.now();
+        await vscode.commands.executeCommand('firecrest.jobs.refresh');
+      }
+      return (await findJob(submitted!.jobId))?.group === 'Running';
+    }, 60_000);
     assert.ok(seenRunning);
     const running = await findJob(submitted.jobId);
     assert.match(running!.row.description ?? '', /^\d+:\d\d( \/ \d+:\d\d(:\d\d)?)?/, 'elapsed / limit');
