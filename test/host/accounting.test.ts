@@ -14,33 +14,17 @@ import type { FirecrestClient } from '../../src/core/client';
 import type { AccountingPanel } from '../../src/webviews/accounting/accountingPanel';
 import type { AccountingForm, AccountingToHost, AccountingToWebview } from '../../src/webviews/protocol';
 import { target } from '../support/target';
-import { extensionApi, firecrestLogText, waitFor } from './support/extension';
+import { extensionApi, firecrestLogText, nextEvent, waitFor } from './support/extension';
 
 const PROFILE = 'acct-test';
 
 /** Resolves with the first message the host delivers to the webview that matches. */
 function nextPost<T extends AccountingToWebview>(panel: AccountingPanel, match: (m: AccountingToWebview) => m is T, timeoutMs = 60_000): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => (sub.dispose(), reject(new Error('timed out waiting for a message to the webview'))), timeoutMs);
-    const sub = panel.onDidPost((m) => {
-      if (!match(m)) return;
-      clearTimeout(timer);
-      sub.dispose();
-      resolve(m);
-    });
-  });
+  return nextEvent(panel.onDidPost, match, 'a message to the webview', timeoutMs);
 }
 
 function nextReceived<T extends AccountingToHost>(panel: AccountingPanel, match: (m: AccountingToHost) => m is T, timeoutMs = 60_000): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => (sub.dispose(), reject(new Error('timed out waiting for a message from the webview'))), timeoutMs);
-    const sub = panel.onDidReceive((m) => {
-      if (!match(m)) return;
-      clearTimeout(timer);
-      sub.dispose();
-      resolve(m);
-    });
-  });
+  return nextEvent(panel.onDidReceive, match, 'a message from the webview', timeoutMs);
 }
 
 type Results = Extract<AccountingToWebview, { type: 'results' }>;

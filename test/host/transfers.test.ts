@@ -19,7 +19,7 @@ import type { TransfersToHost, TransfersToWebview } from '../../src/webviews/pro
 import type { TransfersStatusBar } from '../../src/webviews/transfers/statusBar';
 import type { TransfersPanel } from '../../src/webviews/transfers/transfersPanel';
 import { gatewayOnly, target, type GatewayInfo } from '../support/target';
-import { waitFor } from './support/extension';
+import { nextEvent, waitFor } from './support/extension';
 
 const PROFILE = 'transfers-test';
 const MiB = 1024 * 1024;
@@ -45,29 +45,12 @@ async function countRequests(gw: GatewayInfo | undefined, route: RegExp): Promis
 }
 
 function nextReceived<T extends TransfersToHost>(panel: TransfersPanel, match: (m: TransfersToHost) => m is T, timeoutMs = 120_000): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => (sub.dispose(), reject(new Error('timed out waiting for a message from the webview'))), timeoutMs);
-    const sub = panel.onDidReceive((m) => {
-      if (!match(m)) return;
-      clearTimeout(timer);
-      sub.dispose();
-      resolve(m);
-    });
-  });
+  return nextEvent(panel.onDidReceive, match, 'a message from the webview', timeoutMs);
 }
 
 /** Sends an action as the webview would and returns the host's answer. */
 async function act(panel: TransfersPanel, requestId: number, m: TransfersToHost, timeoutMs = 60_000): Promise<Done> {
-  const answer = new Promise<Done>((resolve, reject) => {
-    const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no answer to ${JSON.stringify(m)}`))), timeoutMs);
-    const sub = panel.onDidPost((p) => {
-      if (p.type === 'done' && p.requestId === requestId) {
-        clearTimeout(timer);
-        sub.dispose();
-        resolve(p);
-      }
-    });
-  });
+  const answer = nextEvent(panel.onDidPost, (p): p is Done => p.type === 'done' && p.requestId === requestId, `an answer to ${JSON.stringify(m)}`, timeoutMs);
   assert.equal(await panel.receive(m), true);
   return answer;
 }

@@ -79,3 +79,16 @@ export function activationMarks(): { loadMs?: number; activateMs?: number } {
     activateMs: span(at('willActivateExtension'), at('didActivateExtension')),
   };
 }
+
+/** The first event of `event` that `match` accepts; rejects naming `what` after `timeoutMs`. */
+export function nextEvent<E, T extends E>(event: vscode.Event<E>, match: (e: E) => e is T, what: string, timeoutMs = 60_000): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => (sub.dispose(), reject(new Error(`timed out waiting for ${what}`))), timeoutMs);
+    const sub = event((e) => {
+      if (!match(e)) return;
+      clearTimeout(timer);
+      sub.dispose();
+      resolve(e);
+    });
+  });
+}
