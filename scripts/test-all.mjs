@@ -19,8 +19,16 @@ const steps = [
 
 let passed = 0, failed = 0, skipped = 0;
 const failedSteps = [];
-const scan = (line) => {
+// What failed, repeated at the end: a CI log is often read from its tail only.
+const digest = [];
+let capture = 0;
+const scan = (line, step) => {
   let m;
+  if (capture > 0) {
+    capture--;
+    if (line.trim()) digest.push(`  [${step}] ${line.slice(0, 300)}`);
+  }
+  if (/^\s*\d+ failing/.test(line) || /^\s*✖ failing tests:/.test(line)) capture = 30;
   if ((m = /^\s*ℹ pass (\d+)/.exec(line))) passed += +m[1];
   else if ((m = /^\s*ℹ fail (\d+)/.exec(line))) failed += +m[1];
   else if ((m = /^\s*ℹ skipped (\d+)/.exec(line))) skipped += +m[1];
@@ -39,13 +47,14 @@ for (const [name, cmd, args] of steps) {
       process.stdout.write(d);
       buf += d.toString();
       const lines = buf.split('\n'); buf = lines.pop();
-      lines.forEach(scan);
+      lines.forEach((l) => scan(l, name));
     });
-    child.on('close', (c) => { if (buf) scan(buf); resolve(c ?? 1); });
+    child.on('close', (c) => { if (buf) scan(buf, name); resolve(c ?? 1); });
   });
   console.log(`##### ${name}: ${code === 0 ? 'ok' : 'FAILED'} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   if (code !== 0) failedSteps.push(name);
 }
+if (digest.length) console.log(`\nfailures (first lines of each report):\n${digest.join('\n')}`);
 if (failedSteps.length) console.log(`\nfailed steps: ${failedSteps.join(', ')}`);
 if (failedSteps.length && failed === 0) failed = failedSteps.length;
 console.log(`\ntests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);

@@ -99,10 +99,21 @@ describe('Transfer Centre (UI)', () => {
     // The open dialog (VS Code's own, in the browser): type the path, then accept it.
     const dialog = page.locator('.quick-input-widget').filter({ hasText: `Upload to ${home}` }).first();
     await dialog.waitFor({ timeout: 15_000 });
-    await dialog.locator('input').first().fill(file);
-    await dialog.locator('.monaco-list-row').filter({ hasText: name }).first().waitFor({ timeout: 15_000 });
-    await page.keyboard.press('Enter');
-    await dialog.waitFor({ state: 'hidden', timeout: 15_000 });
+    // The dialog filters its list as the path is typed; an Enter that lands while it is still
+    // updating can leave it open (seen on a loaded CI machine): type the path again and retry.
+    for (let attempt = 1; ; attempt++) {
+      await dialog.locator('input').first().fill(file);
+      await dialog.locator('.monaco-list-row').filter({ hasText: name }).first().waitFor({ timeout: 15_000 });
+      await page.waitForTimeout(200);
+      await page.keyboard.press('Enter');
+      try {
+        await dialog.waitFor({ state: 'hidden', timeout: attempt < 3 ? 7_000 : 15_000 });
+        break;
+      } catch (e) {
+        if (attempt >= 3) throw e;
+        if (!(await dialog.isVisible())) break;
+      }
+    }
     await page.locator('.notifications-toasts').filter({ hasText: `Uploading ${name}` }).first().waitFor({ timeout: 30_000 });
   }
 
