@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CancelledError, ChecksumMismatchError, InvalidInputError, NotFoundError, PermissionDeniedError, type FirecrestClient, type Progress, type StagedUploadState } from '../../src/core/index';
+import { CancelledError, ChecksumMismatchError, InvalidInputError, NotFoundError, type FirecrestClient, type Progress, type StagedUploadState } from '../../src/core/index';
 import { gatewayOnly } from '../support/target';
 import { client, gateway, scratchDir, t } from './support';
 
@@ -185,7 +185,7 @@ void describe('client.transfers (staged, s3)', { skip: gatewayOnly() }, () => {
     await assert.rejects(c.transfers.download(S, remote, local), (e: unknown) => e instanceof InvalidInputError && /is a directory/.test(e.message));
   });
 
-  void it('refuses to resume once the URLs expired, and the staging area refuses them too', async () => {
+  void it('a resume whose URLs expired starts a fresh staged upload; the staging area refuses the old URLs', async () => {
     await gateway.settings({ maxPartSize: MiB, stagingTtlSeconds: 1 });
     const src = join(local, 'late.bin');
     await makeFile(src, 2 * MiB);
@@ -196,8 +196,11 @@ void describe('client.transfers (staged, s3)', { skip: gatewayOnly() }, () => {
     await gateway.settings({ stagingTtlSeconds: 604800 });
     assert.ok(saved?.expiresAt);
     await new Promise((r) => setTimeout(r, 2100));
-    await assert.rejects(c.transfers.upload(S, src, `${dir}/late.bin`, { resume: saved }), /URLs have expired/);
-    await assert.rejects(c.transfers.upload(S, src, `${dir}/late.bin`, { resume: { ...saved, expiresAt: undefined } }), (e: unknown) => e instanceof PermissionDeniedError && /expired/.test(e.message));
-    await c.cancelJob(S, saved.transferJob.jobId).catch(() => undefined);
+    const refused = await fetch(saved.partsUploadUrls[1], { method: 'PUT', body: 'x' });
+    assert.equal(refused.status, 403);
+    assert.match(await refused.text(), /expired/);
+    const again = await c.transfers.upload(S, src, `${dir}/late.bin`, { resume: saved });
+    assert.match(again.restarted ?? '', /URLs have expired/);
+    assert.equal(again.verified, true, again.note);
   });
 });

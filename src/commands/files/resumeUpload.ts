@@ -21,6 +21,8 @@ export interface ResumeSummary {
   /** Parts an earlier attempt had sent (not sent again). */
   resumedParts: number;
   verified: boolean;
+  /** Set when the earlier staged upload could not be reused (its job ended, its URLs expired) and the file was sent afresh: why. */
+  restarted?: string;
 }
 
 function isTarget(arg: unknown): arg is { local: string; remote: string } {
@@ -54,11 +56,19 @@ export function registerResumeUpload(deps: ResumeUploadDeps): vscode.Disposable 
     }
     const client = await deps.connections.client(target.profile);
     try {
-      const { result, resumedParts } = await uploadOne(deps, client, which.local, target);
-      deps.log.info(`Resumed upload of ${which.local} to ${target.toString()}: ${resumedParts} part(s) kept, ${result.bytes} bytes, SHA-256 ${result.verified ? 'verified' : `not verified: ${result.note ?? ''}`}`);
+      const outcome = await uploadOne(deps, client, which.local, target);
+      const { result } = outcome;
+      const { restarted } = result;
+      // A dead transfer job (or expired URLs) made the client start a fresh staged upload: no part was kept.
+      const resumedParts = restarted === undefined ? outcome.resumedParts : 0;
+      const how = restarted === undefined ? `${resumedParts} part(s) kept` : `sent afresh because the interrupted upload could not be reused (${restarted})`;
+      deps.log.info(`Resumed upload of ${which.local} to ${target.toString()}: ${how}, ${result.bytes} bytes, SHA-256 ${result.verified ? 'verified' : `not verified: ${result.note ?? ''}`}`);
       deps.hooks.refresh(toVscodeUri(target), true);
-      void vscode.window.showInformationMessage(vscode.l10n.t('Uploaded {0} to {1}', which.local, target.path));
-      return { bytes: result.bytes, resumedParts, verified: result.verified };
+      const done = restarted === undefined
+        ? vscode.l10n.t('Uploaded {0} to {1}', which.local, target.path)
+        : vscode.l10n.t('Uploaded {0} to {1} (sent again from the start: {2})', which.local, target.path, restarted);
+      void vscode.window.showInformationMessage(done);
+      return { bytes: result.bytes, resumedParts, verified: result.verified, restarted };
     } catch (e) {
       if (!(e instanceof InterruptedUploadError)) throw e;
       offerResume(deps.log, e);

@@ -80,12 +80,13 @@ export class FileTransfers implements StagedTransfers {
     // Parts go out of order, so the hash is a separate in-order read. It runs while the transfer
     // job works (idle time for us), not next to the parts, which then keep the CPU to themselves.
     let hashing: Promise<string> | undefined;
-    await stagedUpload(this.deps, system, source, remotePath, withFinishedParts(o), () => {
+    const { restarted } = await stagedUpload(this.deps, system, source, remotePath, withFinishedParts(o), () => {
       hashing = source.sha256(o.signal);
       hashing.catch(() => undefined);
     });
     const sha256 = await (hashing ?? source.sha256(o.signal));
-    return this.verifyUpload(system, remotePath, { route: 'staged', bytes: source.size, sha256 }, o);
+    const r = await this.verifyUpload(system, remotePath, { route: 'staged', bytes: source.size, sha256 }, o);
+    return restarted === undefined ? r : { ...r, restarted };
   }
 
   private async verifyUpload(system: string, remotePath: string, r: Omit<TransferResult, 'verified'>, o: StagedTransferOptions): Promise<TransferResult> {

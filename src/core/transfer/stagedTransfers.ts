@@ -64,4 +64,6 @@ export interface TransferResult {
   verified: boolean;
   /** Why `verified` is false although verification was asked for (e.g. the server's checksum timed out). */
   note?: string;
+  /** A resumed upload that could not reuse its staged upload (job ended, URLs expired) and was sent afresh: why. */
+  restarted?: string;
 }

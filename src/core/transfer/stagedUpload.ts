@@ -24,36 +24,76 @@ export function completeXml(parts: UploadedPart[]): string {
   return `<?xml version='1.0' encoding='utf-8'?>\n<CompleteMultipartUpload xmlns="${XMLNS}">${body}</CompleteMultipartUpload>`;
 }
 
-function checkResumable(s: StagedUploadState, system: string, remotePath: string, source: UploadSource, now: number): void {
+function checkResumable(s: StagedUploadState, system: string, remotePath: string, source: UploadSource): void {
   const why =
     s.version !== 1 ? 'its state has an unknown format'
       : s.system !== system || s.remotePath !== remotePath ? `it was an upload to ${s.system}:${s.remotePath}`
         : s.source.size !== source.size || (s.source.mtimeMs !== undefined && source.identity.mtimeMs !== undefined && s.source.mtimeMs !== source.identity.mtimeMs) ? 'the local file changed since'
-          : s.expiresAt !== undefined && s.expiresAt <= now ? 'its presigned URLs have expired'
-            : undefined;
+          : undefined;
   if (why) throw new InvalidInputError(`The staged upload cannot be resumed: ${why}; start it again`);
+}
+
+/**
+ * Why the staged upload of `s` cannot be reused although it is the same file and target: its
+ * presigned URLs expired, or its transfer job ended without success or is gone (a restarted
+ * server, NODE_FAIL, a cancel). Undefined while the job may still move the object into place.
+ * A server that cannot be reached now is not such a reason: that error is thrown (state kept).
+ */
+async function deadResume(deps: TransferDeps, s: StagedUploadState, signal: AbortSignal | undefined): Promise<{ why: string; jobMayRun?: boolean } | undefined> {
+  // The job still waits for an object that can no longer come.
+  if (s.expiresAt !== undefined && s.expiresAt <= Date.now()) return { why: 'its presigned URLs have expired', jobMayRun: true };
+  const { jobId } = s.transferJob;
+  try {
+    const job = await deps.api.job(s.transferJob.system, jobId, { signal });
+    if (!job.isFinal) return undefined;
+    // Completed before our object arrived: it moved nothing of ours (the log check would fail).
+    if (job.stateClass !== 'completed' || !s.completed) return { why: `its transfer job ${jobId} ended ${job.state}` };
+    return undefined;
+  } catch (e) {
+    if (e instanceof NotFoundError) return { why: `its transfer job ${jobId} is gone` };
+    throw e;
+  }
+}
+
+/** What a staged upload did beyond moving the bytes. */
+export interface StagedUploadOutcome {
+  /** Set when `o.resume` could not be reused and a fresh staged upload was made instead: why. */
+  restarted?: string;
 }
 
 /**
  * Uploads `source` to `remotePath` through the staging area. Resolves once the transfer job
  * succeeded. `partsSent` runs once every part is accepted (the caller hashes then, while the job runs).
+ * A resumed state whose job already ended (or whose URLs expired) is replaced by a fresh upload.
  */
-export async function stagedUpload(deps: TransferDeps, system: string, source: UploadSource, remotePath: string, o: StagedTransferOptions, partsSent: () => void = () => undefined): Promise<void> {
+export async function stagedUpload(deps: TransferDeps, system: string, source: UploadSource, remotePath: string, o: StagedTransferOptions, partsSent: () => void = () => undefined): Promise<StagedUploadOutcome> {
   const { api, s3, logger } = deps;
   const signal = o.signal;
   if (deps.staging?.uploadWhole) {
     if (o.resume) throw new InvalidInputError('The staged upload cannot be resumed: this API version stages a file in one piece; start it again');
     // One form: the hash reads the source next to it (there is no job wait to hide it in).
     partsSent();
-    return deps.staging.uploadWhole(system, source, remotePath, o);
+    await deps.staging.uploadWhole(system, source, remotePath, o);
+    return {};
   }
   let state: StagedUploadState;
+  let dead: Awaited<ReturnType<typeof deadResume>>;
   if (o.resume) {
-    checkResumable(o.resume, system, remotePath, source, Date.now());
+    checkResumable(o.resume, system, remotePath, source);
+    dead = await deadResume(deps, o.resume, signal);
+  }
+  const restarted = dead?.why;
+  if (o.resume && restarted === undefined) {
     state = structuredClone(o.resume);
   } else {
     if (!deps.staging) throw new InvalidInputError('Staged transfers are not available on this connection');
-    o.onProgress?.({ phase: 'staging', bytesDone: 0, bytesTotal: source.size, message: 'Requesting a staged upload' });
+    let message = 'Requesting a staged upload';
+    if (o.resume && restarted !== undefined) {
+      message = `The interrupted upload cannot be reused (${restarted}): starting a fresh staged upload`;
+      logger.warn(`Staged upload to ${system}:${remotePath}: ${restarted}; starting a fresh staged upload of ${source.identity.path ?? 'the same data'} (the ${o.resume.done.length} part(s) sent before are dropped)`);
+      if (dead?.jobMayRun) await api.cancelJob(o.resume.transferJob.system, o.resume.transferJob.jobId, { signal }).catch(() => undefined);
+    }
+    o.onProgress?.({ phase: 'staging', bytesDone: 0, bytesTotal: source.size, message });
     const t = await deps.staging.startUpload(system, remotePath, source.size, { account: o.account, signal });
     state = {
       version: 1, system, remotePath, source: source.identity, partSize: t.partSize, partsUploadUrls: t.partsUploadUrls,
@@ -147,6 +187,7 @@ export async function stagedUpload(deps: TransferDeps, system: string, source: U
     partsSent();
     meter.setPhase('waiting', `Waiting for transfer job ${job.jobId} to move the file into place`);
     await api.waitForTransferJob(job, { signal, onProgress: (p) => o.onProgress?.({ ...p, phase: 'waiting', bytesDone: source.size, bytesTotal: source.size }) });
+    return { restarted };
   } catch (e) {
     if (signal?.aborted || isCancellation(e)) {
       // Cancelled: the job would wait for an object that never comes (or is being copied): stop it.
