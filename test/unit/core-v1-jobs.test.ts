@@ -3,18 +3,90 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Job } from '../../src/core/model';
 import { JobFacts, knownPath } from '../../src/core/v1/jobFacts';
-import { RecentJobs } from '../../src/core/v1/recentJobs';
+import { CancelledError, ServerError } from '../../src/core/errors';
+import { RecentJobs, type RecentJobsSource } from '../../src/core/v1/recentJobs';
 
 const job = (id: string, state: string, isFinal: boolean, extra: Partial<Job> = {}): Job => ({ id, name: `j${id}`, state, stateClass: isFinal ? 'completed' : 'running', isFinal, ...extra });
 
+/** A source whose window holds no job (the by-id path alone). */
+const byId = (finished: (ids: string[]) => Promise<Job[]>): RecentJobsSource => ({ finished: (_m, ids) => finished(ids), recent: async () => [] });
+
 void describe('v1 recent jobs', () => {
+  void it('asks for the window once per system (again when it grows), lists its finished jobs and keeps them fresh by id', async () => {
+    let now = 1_000_000_000_000;
+    const windows: { machine: string; startTime: number; count: number }[] = [];
+    const asked: string[][] = [];
+    const ended = now / 1000 - 3600;
+    const recent = new RecentJobs({
+      recent: async (machine, startTime, count) => {
+        windows.push({ machine, startTime, count });
+        const old = startTime < now / 1000 - 86400 ? [job('5', 'FAILED', true, { endTime: now / 1000 - 3 * 86400, exitCode: 2 })] : [];
+        const twelve = windows.length > 1 ? job('12', 'COMPLETED', true, { endTime: ended }) : job('12', 'RUNNING', false);
+        return [...old, job('10', 'COMPLETED', true, { endTime: ended, exitCode: 0 }), job('11', 'FAILED', true, { endTime: ended, exitCode: 3 }), twelve];
+      },
+      finished: async (_m, ids) => {
+        asked.push(ids);
+        return ids.map((id) => job(id, 'COMPLETED', true, { endTime: ended }));
+      },
+    }, () => now);
+    const listed = await recent.merge('s', [job('12', 'RUNNING', false)], {});
+    assert.deepEqual(listed.map((j) => [j.id, j.exitCode]), [['12', undefined], ['10', 0], ['11', 3]]);
+    assert.deepEqual(windows, [{ machine: 's', startTime: now / 1000 - 86400, count: 100 }], 'the default window (24 h), its newest page');
+    assert.equal(asked.length, 0, 'the window answered for the departed jobs: nothing by id');
+    await recent.merge('s', [job('12', 'RUNNING', false)], {});
+    await recent.merge('s', [], { timeWindow: '1h' });
+    assert.equal(windows.length, 1, 'not asked again per listing, nor for a shorter window');
+    assert.deepEqual(asked, [['10', '11', '12']], 'job 12 left the queue: by id');
+    now += 31_000;
+    await recent.merge('s', [], {});
+    assert.deepEqual(asked.at(-1), ['10', '11', '12'], 'kept fresh by id');
+    assert.deepEqual((await recent.merge('s', [], { timeWindow: '7d' })).map((j) => j.id), ['5', '10', '11', '12']);
+    assert.equal(windows.length, 2, 'a longer window is asked for');
+    assert.equal(windows[1].startTime, now / 1000 - 7 * 86400);
+    await recent.merge('s', [], { timeWindow: '3d' });
+    await recent.merge('t', [job('7', 'RUNNING', false)], { allUsers: true });
+    assert.deepEqual(windows.map((w) => w.machine), ['s', 's', 't'], 'per system, all-users listings too (own jobs)');
+    assert.deepEqual((await recent.merge('t', [job('7', 'RUNNING', false)], { allUsers: true })).map((j) => j.id), ['7', '10', '11', '12']);
+    now += 31_000;
+    assert.deepEqual((await recent.merge('t', [], { allUsers: true })).map((j) => j.id), ['10', '11', '12'], "another user's job was shown while queued, never tracked");
+    assert.deepEqual(asked.at(-1), ['10', '11', '12']);
+  });
+
+  void it('concurrent first listings share one window request; a failed one leaves the queue and is retried a minute later', async () => {
+    let now = 1_000_000_000_000;
+    let calls = 0;
+    let fail = true;
+    const recent = new RecentJobs({
+      recent: async () => {
+        calls++;
+        await new Promise((r) => setTimeout(r, 5));
+        if (fail) throw new ServerError('sacct: error: slurmdbd not reachable');
+        return [job('1', 'COMPLETED', true, { endTime: now / 1000 })];
+      },
+      finished: async () => [],
+    }, () => now);
+    const both = await Promise.all([recent.merge('s', [job('2', 'RUNNING', false)], {}), recent.merge('s', [job('2', 'RUNNING', false)], {})]);
+    assert.deepEqual(both.map((l) => l.map((j) => j.id)), [['2'], ['2']], 'the queue is still listed');
+    assert.equal(calls, 1);
+    fail = false;
+    await recent.merge('s', [job('2', 'RUNNING', false)], {});
+    assert.equal(calls, 1, 'not retried at every listing');
+    now += 61_000;
+    assert.deepEqual((await recent.merge('s', [job('2', 'RUNNING', false)], {})).map((j) => j.id), ['2', '1']);
+    assert.equal(calls, 2);
+    const ac = new AbortController();
+    ac.abort();
+    const cancelled = new RecentJobs({ recent: async () => { throw new CancelledError(); }, finished: async () => [] });
+    await assert.rejects(cancelled.merge('s', [], { signal: ac.signal }), CancelledError);
+  });
+
   void it('merges the finished jobs it saw queued or submitted, asking sacct by id only when that set changes or 30 s passed', async () => {
     let now = 1_000_000_000_000;
     const asked: string[][] = [];
-    const recent = new RecentJobs(async (_m, ids) => {
+    const recent = new RecentJobs(byId(async (ids) => {
       asked.push(ids);
       return ids.map((id) => job(id, 'COMPLETED', true, { endTime: id === '9' ? now / 1000 - 2 * 86400 : now / 1000 - 60 }));
-    }, () => now);
+    }), () => now);
     assert.deepEqual((await recent.merge('s', [job('1', 'RUNNING', false), job('2', 'RUNNING', false)], {})).map((j) => j.id), ['1', '2']);
     assert.equal(asked.length, 0, 'nothing left the queue: no sacct');
     recent.noteSubmitted('s', '3');
@@ -36,10 +108,10 @@ void describe('v1 recent jobs', () => {
     let now = 1_000_000_000_000;
     let recorded = false;
     const asked: string[][] = [];
-    const recent = new RecentJobs(async (_m, ids) => {
+    const recent = new RecentJobs(byId(async (ids) => {
       asked.push(ids);
       return ids.filter((id) => id === '1' && recorded).map((id) => job(id, 'COMPLETED', true, { endTime: now / 1000 }));
-    }, () => now);
+    }), () => now);
     recent.noteSubmitted('s', '1');
     recent.noteSubmitted('s', '2');
     assert.deepEqual((await recent.merge('s', [], {})).map((j) => j.id), []);

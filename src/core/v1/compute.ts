@@ -133,6 +133,43 @@ export class ComputeRoutes {
     return out.filter((j) => !q.name || j.name === q.name);
   }
 
+  /**
+   * The newest `count` of the user's jobs that sacct lists since `startTime`, in sacct's order
+   * (oldest first). sacct lists a window oldest first and v1 pages that list as it is, so the
+   * newest jobs are on the last page, whose number only the server knows: one page of `count`
+   * rows is asked first and, when the window holds no more, is the answer (one task). A fuller
+   * window costs two more tasks: the page count (a page past the end fails with `total pages
+   * (N)`, Q8; with one row a page, N is the number of rows) and the newest `count` rows as one page.
+   */
+  async newestAccounting(machine: string, startTime: number, count: number, o: CallOptions = {}): Promise<Job[]> {
+    const starttime = new Date(startTime * 1000).toISOString().slice(0, 19);
+    const page = async (pageSize: number, pageNumber: number): Promise<Job[]> => {
+      const data = await this.task('GET', '/compute/acct', machine, { query: { starttime, pageSize, pageNumber }, expect: 200, wait: o });
+      return records(data).map((r) => this.facts.complete(machine, acctJob(r)));
+    };
+    let first: Job[];
+    try {
+      first = await page(count, 0);
+    } catch (e) {
+      if (e instanceof FirecrestError && /greater than total pages/.test(e.message)) return [];
+      throw e;
+    }
+    if (first.length < count) return first;
+    let total: number | undefined;
+    try {
+      await page(1, 1_000_000_000);
+    } catch (e) {
+      const m = e instanceof FirecrestError ? /greater than total pages \((\d+)\)/.exec(e.message) : null;
+      if (!m) throw e;
+      total = Number(m[1]);
+    }
+    // No count (a server that pages differently): the first page is still jobs of the window.
+    if (total === undefined || total <= count) return first;
+    // Pages of `total - count` rows: the second one is exactly the last `count` rows.
+    const newest = total >= 2 * count ? await page(total - count, 1) : await page(total, 0);
+    return newest.slice(-count);
+  }
+
   async nodes(machine: string, o?: CallOptions): Promise<ComputeNode[]> {
     return records(await this.task('GET', '/compute/nodes', machine, { expect: 200, wait: o })).map(node);
   }

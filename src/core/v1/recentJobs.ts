@@ -1,11 +1,13 @@
 /**
  * The v1 job listing as the v2 one reads: the queue (squeue, where v1 stops) plus the user's jobs
  * that finished within the look-back window. sacct over a whole window is paged, one task per
- * page, and slow on a busy cluster; so only the jobs this connection submitted or saw queued are
- * asked for, by id, once they left the queue, and the answer is reused until that set changes
- * (or 30 s passed).
+ * page, and slow on a busy cluster; so the window is asked for once per system (and again when the
+ * window grows), for its newest jobs only, and from then on only the jobs this connection saw
+ * (in that answer, submitted or queued) are asked for, by id, once they left the queue; that
+ * answer is reused until the set changes (or 30 s passed).
  */
 import type { JobListOptions } from '../api';
+import { isCancellation } from '../errors';
 import type { Job } from '../model';
 
 const WINDOW_S: Record<NonNullable<JobListOptions['timeWindow']>, number> = { '1h': 3600, '8h': 8 * 3600, '24h': 86400, '3d': 3 * 86400, '7d': 7 * 86400 };
@@ -14,6 +16,8 @@ const REUSE_MS = 30_000;
 const LAG_MS = 120_000;
 /** Ids asked for at most (one sacct page). */
 const MAX_IDS = 100;
+/** A window that could not be asked for is asked for again after this long, not at every listing. */
+const SEED_RETRY_MS = 60_000;
 
 interface Tracked {
   /** Own job ids in the order first seen (submitted or queued). */
@@ -22,19 +26,59 @@ interface Tracked {
   asked?: { at: number; key: string; finished: Job[]; complete: boolean };
   /** Departed ids without a final record, since when. */
   lagging: Map<string, number>;
+  /** The longest window (s) whose jobs were asked for; the request in flight; when one last failed. */
+  seeded: number;
+  seeding?: { windowS: number; answer: Promise<Job[]> };
+  seedFailedAt?: number;
+}
+
+/** `finished(machine, ids, o)`: the accounting records of those jobs. `recent(machine, startTime, count, o)`: the newest `count` of the user's jobs in sacct since `startTime` (epoch s), oldest first. */
+export interface RecentJobsSource {
+  finished(machine: string, jobIds: string[], o: JobListOptions): Promise<Job[]>;
+  recent(machine: string, startTime: number, count: number, o: JobListOptions): Promise<Job[]>;
 }
 
 /** Merges the queue with the recently finished jobs of this connection, per system. */
 export class RecentJobs {
   private readonly systems = new Map<string, Tracked>();
 
-  /** `finished(machine, ids)`: the accounting records of those jobs. */
-  constructor(private readonly finished: (machine: string, jobIds: string[], o: JobListOptions) => Promise<Job[]>, private readonly now: () => number = Date.now) {}
+  constructor(private readonly source: RecentJobsSource, private readonly now: () => number = Date.now) {}
 
   private tracked(machine: string): Tracked {
     let t = this.systems.get(machine);
-    if (!t) this.systems.set(machine, (t = { ids: new Set(), lagging: new Map() }));
+    if (!t) this.systems.set(machine, (t = { ids: new Set(), lagging: new Map(), seeded: 0 }));
     return t;
+  }
+
+  /**
+   * The user's jobs of the window, asked for once per system and window (a longer window asks
+   * again); undefined when already known. Concurrent listings share one request. Only the newest
+   * MAX_IDS: the by-id path keeps no more than that fresh, the view shows the newest first, and a
+   * busy user's older jobs would cost a sacct task per page. A failure leaves the listing to the
+   * queue and the jobs already tracked; the window is asked for again a minute later.
+   */
+  private async seed(machine: string, t: Tracked, o: JobListOptions): Promise<Job[] | undefined> {
+    const windowS = WINDOW_S[o.timeWindow ?? '24h'];
+    if (t.seeded >= windowS) return undefined;
+    if (t.seedFailedAt !== undefined && this.now() - t.seedFailedAt < SEED_RETRY_MS) return undefined;
+    if (!t.seeding || t.seeding.windowS < windowS) {
+      const pending = { windowS, answer: this.source.recent(machine, Math.floor(this.now() / 1000) - windowS, MAX_IDS, o) };
+      t.seeding = pending;
+      pending.answer.then(() => {
+        t.seeded = Math.max(t.seeded, windowS);
+        t.seedFailedAt = undefined;
+      }, (e: unknown) => {
+        if (!isCancellation(e)) t.seedFailedAt = this.now();
+      }).finally(() => {
+        if (t.seeding === pending) t.seeding = undefined;
+      }).catch(() => undefined);
+    }
+    try {
+      return await t.seeding.answer;
+    } catch (e) {
+      if (isCancellation(e)) throw e;
+      return undefined;
+    }
   }
 
   /** A job this connection submitted (it may finish before any listing shows it queued). */
@@ -44,6 +88,9 @@ export class RecentJobs {
 
   async merge(machine: string, queue: Job[], o: JobListOptions): Promise<Job[]> {
     const t = this.tracked(machine);
+    const seeded = await this.seed(machine, t, o);
+    // Ahead of what was tracked: the window's jobs are older than the ones seen since.
+    if (seeded) t.ids = new Set([...seeded.map((j) => j.id), ...t.ids]);
     const queued = new Set(queue.map((j) => j.id));
     // Other users' jobs (all-users listings) are shown while queued only.
     for (const j of queue) if (!o.allUsers) t.ids.add(j.id);
@@ -51,8 +98,13 @@ export class RecentJobs {
     const departed = [...t.ids].filter((id) => !queued.has(id)).slice(-MAX_IDS);
     if (departed.length === 0) return queue;
     const key = departed.join(',');
-    if (!t.asked || t.asked.key !== key || !t.asked.complete || this.now() - t.asked.at > REUSE_MS) {
-      const finished = (await this.finished(machine, departed, o)).filter((j) => j.isFinal);
+    // The window's answer covers every departed id: no by-id request in the same listing.
+    const inSeed = new Map(seeded?.map((j) => [j.id, j]));
+    if (seeded && departed.every((id) => inSeed.has(id))) {
+      const finished = departed.map((id) => inSeed.get(id) as Job).filter((j) => j.isFinal);
+      t.asked = { at: this.now(), key, finished, complete: finished.length === departed.length };
+    } else if (!t.asked || t.asked.key !== key || !t.asked.complete || this.now() - t.asked.at > REUSE_MS) {
+      const finished = (await this.source.finished(machine, departed, o)).filter((j) => j.isFinal);
       const found = new Set(finished.map((j) => j.id));
       for (const id of departed) {
         if (found.has(id)) t.lagging.delete(id);

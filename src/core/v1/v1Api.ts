@@ -55,9 +55,10 @@ export class V1Api implements FirecrestApi, V1Extras {
     this.storage = new StorageRoutes(v1, this.taskRoutes);
     this.rsv = new ReservationRoutes(v1);
     this.staging = new V1Staging(http, s3);
-    this.recent = new RecentJobs(async (machine, jobIds, o) => {
-      const done = await this.compute.accounting(machine, { jobIds, name: o.name, signal: o.signal, timeoutMs: o.timeoutMs });
-      return done.filter((j) => !o.account || j.account === undefined || j.account === o.account);
+    const wanted = (jobs: Job[], o: JobListOptions) => jobs.filter((j) => (!o.name || j.name === o.name) && (!o.account || j.account === undefined || j.account === o.account));
+    this.recent = new RecentJobs({
+      finished: async (machine, jobIds, o) => wanted(await this.compute.accounting(machine, { jobIds, signal: o.signal, timeoutMs: o.timeoutMs }), o),
+      recent: async (machine, startTime, count, o) => wanted(await this.compute.newestAccounting(machine, startTime, count, { signal: o.signal, timeoutMs: o.timeoutMs }), o),
     });
   }
 
@@ -155,7 +156,7 @@ export class V1Api implements FirecrestApi, V1Extras {
     this.recent.noteSubmitted(system, id);
     return id;
   }
-  /** The queue and, like v2's listing, the jobs that finished within `timeWindow` (default 24 h): those this connection submitted or saw queued. */
+  /** The queue and, like v2's listing, the jobs that finished within `timeWindow` (default 24 h): the window's newest (asked for once per window), and those this connection submitted or saw queued. */
   async jobs(system: string, o: JobListOptions = {}): Promise<Job[]> {
     return this.recent.merge(system, await this.compute.jobs(system, o), o);
   }
