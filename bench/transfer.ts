@@ -4,12 +4,20 @@
  * parallelism (`curl --parallel`, one presigned PUT per part; one GET for the download), and the
  * client's peak RSS growth. The S3 phase is timed apart from the whole operation (which adds the
  * transfer job and the server's checksum). Big files are deleted at the end.
- * Run: `npm run bench:transfer` (starts the local gateway). BENCH_MIB / BENCH_PART_MIB / BENCH_PAR / BENCH_ROUNDS.
+ *
+ * CPU seconds per GiB sit next to the throughput: on a shared machine they move far less with load
+ * than MiB/s do. The client's is `process.cpuUsage()` over its S3 phase (the client runs in this
+ * process; every thread counts, the file reads of the thread pool too). curl's is its own rusage:
+ * curl runs under `bash -c 'curl …; times'`, whose second line is the user and system time of the
+ * children bash waited for. The local gateway's is utime + stime of /proc/<pid>/stat (its pid is
+ * found by its state dir) over the same window.
+ * Run: `npm run bench:transfer` (starts the local gateway). BENCH_MIB / BENCH_PART_MIB / BENCH_PAR /
+ * BENCH_ROUNDS; BENCH_DOWNLOAD=0 measures the upload only.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { createReadStream, createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type Progress } from '../src/core/index';
 import { target } from '../test/support/target';
@@ -20,6 +28,7 @@ const SIZE = Number(process.env.BENCH_MIB ?? 1024) * MiB;
 const PART = Number(process.env.BENCH_PART_MIB ?? 64) * MiB;
 const PAR = Number(process.env.BENCH_PAR ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DOWNLOAD = process.env.BENCH_DOWNLOAD !== '0';
 
 async function admin(path: string, body: unknown): Promise<void> {
   const g = t.gateway;
@@ -36,14 +45,57 @@ async function writeRandom(path: string, size: number): Promise<void> {
   await new Promise<void>((r, j) => out.end((e?: Error | null) => (e ? j(e) : r())));
 }
 
-function run(cmd: string, args: string[]): Promise<number> {
+/** Runs curl; resolves its wall time and CPU (user + system s, from bash's `times` once curl exited). */
+function curl(args: string[]): Promise<{ ms: number; cpu: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const p = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+    const p = spawn('bash', ['-c', 'curl "$@" || exit $?; times', 'bash', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
     p.on('error', reject);
-    p.on('close', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`${cmd} exited ${code}`))));
+    p.on('close', (code) => {
+      const ms = performance.now() - started;
+      if (code !== 0) return reject(new Error(`curl exited ${code}`));
+      // "0m0.002s 0m0.001s" (the shell) then the same for its children.
+      const secs = [...(out.trim().split('\n')[1] ?? '').matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60 + Number(m[2]));
+      if (secs.length !== 2) return reject(new Error(`cannot read curl's CPU time from ${JSON.stringify(out)}`));
+      resolve({ ms, cpu: secs[0] + secs[1] });
+    });
   });
 }
+
+const TICK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+/** The local gateway's process (its command line names its state dir), or undefined. */
+function gatewayPid(): number | undefined {
+  const dir = t.gateway?.stateDir;
+  if (!dir) return undefined;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      if (cmd.some((a) => a.endsWith('gateway.js')) && cmd.includes(dir)) return Number(name);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
+
+/** CPU seconds (user + system, all threads) used so far by `pid`; NaN when unknown. */
+function cpuOf(pid: number | undefined): number {
+  if (pid === undefined) return NaN;
+  // The command name (2nd field) is in parentheses and may hold spaces: count fields after it.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / TICK;
+}
+
+/** This process's CPU seconds so far (user + system, all threads). */
+const selfCpu = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
 
 /** RSS before any transfer (the client exists, the source file is written): growth is measured from it. */
 let baseline = 0;
@@ -61,10 +113,20 @@ async function withRss<T>(fn: () => Promise<T>): Promise<{ value: T; peakGrowth:
   }
 }
 
-/** Phase timestamps from progress events: when a phase was first and last seen. */
-function phases(): { onProgress: (p: Progress) => void; first: Map<string, number> } {
-  const first = new Map<string, number>();
-  return { first, onProgress: (p) => { if (!first.has(p.phase)) first.set(p.phase, performance.now()); } };
+interface Mark { at: number; cpu: number; gw: number }
+
+/** When each phase was first seen, with the client's and the gateway's CPU time then. */
+function phases(gw: number | undefined): { onProgress: (p: Progress) => void; first: Map<string, Mark> } {
+  const first = new Map<string, Mark>();
+  return { first, onProgress: (p) => { if (!first.has(p.phase)) first.set(p.phase, { at: performance.now(), cpu: selfCpu(), gw: cpuOf(gw) }); } };
+}
+
+/** Wall ms and CPU s of the client and the gateway between two phases. */
+function between(first: Map<string, Mark>, from: string, to: string): { ms: number; cpu: number; gw: number } {
+  const a = first.get(from);
+  const b = first.get(to);
+  if (!a || !b) throw new Error(`phase ${from} or ${to} was not reported`);
+  return { ms: b.at - a.at, cpu: b.cpu - a.cpu, gw: b.gw - a.gw };
 }
 
 const mbps = (bytes: number, ms: number): string => (bytes / MiB / (ms / 1000)).toFixed(0);
@@ -98,65 +160,87 @@ async function main(): Promise<void> {
       partFiles.push(f);
     }
 
-    const clientUpload = async (): Promise<{ s3: number; total: number; rss: number; sha: string }> => {
-      const up = phases();
+    const gw = gatewayPid();
+    type Run = { s3: number; total: number; rss: number; cpu: number; gw: number };
+    const clientUpload = async (): Promise<Run & { sha: string }> => {
+      const up = phases(gw);
       const t0 = performance.now();
       const { value, peakGrowth } = await withRss(() => c.transfers.upload(S, src, `${home}/up.bin`, { parallelism: PAR, onProgress: up.onProgress }));
       if (!value.verified) throw new Error(`upload not verified: ${value.note ?? ''}`);
       // From the first part byte to the completion call: the ticket request is not S3 traffic.
-      return { s3: (up.first.get('completing') ?? 0) - (up.first.get('uploading') ?? t0), total: performance.now() - t0, rss: peakGrowth, sha: value.sha256 };
+      const s3 = between(up.first, 'uploading', 'completing');
+      return { s3: s3.ms, cpu: s3.cpu, gw: s3.gw, total: performance.now() - t0, rss: peakGrowth, sha: value.sha256 };
     };
-    const curlUpload = async (): Promise<number> => {
+    type CurlRun = { ms: number; cpu: number; gw: number };
+    const curlUpload = async (): Promise<CurlRun> => {
       const ticket = await post<{ transferJob: { jobId: string }; transferDirectives: { partsUploadUrls: string[] } }>('upload', { path: `${home}/curl.bin`, transferDirectives: { transferMethod: 's3', fileSize: SIZE } });
       const urls = ticket.transferDirectives.partsUploadUrls;
       const args = ['-s', '-S', '-f', '--no-progress-meter', '-Z', '--parallel-max', String(PAR), '-H', 'Content-Type: application/octet-stream'];
       for (let i = 0; i < urls.length; i++) args.push('-T', partFiles[i], '-o', '/dev/null', urls[i]);
-      const ms = await run('curl', args);
+      const gw0 = cpuOf(gw);
+      const r = await curl(args);
+      const gwCpu = cpuOf(gw) - gw0;
       await fetch(`${t.url}/compute/${S}/jobs/${ticket.transferJob.jobId}`, { method: 'DELETE', headers: { authorization: `Bearer ${await token()}` } });
-      return ms;
+      return { ...r, gw: gwCpu };
     };
-    const clientDownload = async (sha: string): Promise<{ s3: number; total: number; rss: number }> => {
-      const down = phases();
+    const clientDownload = async (sha: string): Promise<Run> => {
+      const down = phases(gw);
       const t1 = performance.now();
       const { value, peakGrowth } = await withRss(() => c.transfers.download(S, `${home}/up.bin`, join(local, 'down.bin'), { onProgress: down.onProgress }));
       if (!value.verified || value.sha256 !== sha) throw new Error('download differs from the upload');
       rmSync(join(local, 'down.bin'));
-      return { s3: (down.first.get('verifying') ?? 0) - (down.first.get('downloading') ?? 0), total: performance.now() - t1, rss: peakGrowth };
+      const s3 = between(down.first, 'downloading', 'verifying');
+      return { s3: s3.ms, cpu: s3.cpu, gw: s3.gw, total: performance.now() - t1, rss: peakGrowth };
     };
-    const curlDownload = async (): Promise<number> => {
+    const curlDownload = async (): Promise<CurlRun> => {
       const dl = await post<{ transferJob: { jobId: string }; transferDirectives: { downloadUrl: string } }>('download', { sourcePath: `${home}/up.bin`, transferDirectives: { transferMethod: 's3' } });
       await c.waitForTransferJob({ jobId: dl.transferJob.jobId, system: S });
-      const ms = await run('curl', ['-s', '-S', '-f', '-o', join(local, 'curl-down.bin'), dl.transferDirectives.downloadUrl]);
+      const gw0 = cpuOf(gw);
+      const r = await curl(['-s', '-S', '-f', '-o', join(local, 'curl-down.bin'), dl.transferDirectives.downloadUrl]);
+      const gwCpu = cpuOf(gw) - gw0;
       rmSync(join(local, 'curl-down.bin'));
-      return ms;
+      return { ...r, gw: gwCpu };
     };
 
     // The machine is shared: rounds alternate client and curl, and the median of each is kept
     // (RSS: the largest growth seen).
-    const ups: Awaited<ReturnType<typeof clientUpload>>[] = [];
-    const downs: Awaited<ReturnType<typeof clientDownload>>[] = [];
-    const curlUps: number[] = [];
-    const curlDowns: number[] = [];
+    const ups: Run[] = [];
+    const downs: Run[] = [];
+    const curlUps: CurlRun[] = [];
+    const curlDowns: CurlRun[] = [];
+    const GiB = SIZE / (1024 * MiB);
+    const perGiB = (cpu: number): string => (Number.isNaN(cpu) ? '-' : (cpu / GiB).toFixed(2));
     for (let round = 0; round < ROUNDS; round++) {
       const u = await clientUpload();
       ups.push(u);
-      curlUps.push(await curlUpload());
-      downs.push(await clientDownload(u.sha));
-      curlDowns.push(await curlDownload());
-      console.error(`round ${round + 1}/${ROUNDS}: upload client ${mbps(SIZE, u.s3)} curl ${mbps(SIZE, curlUps[round])} MiB/s; download client ${mbps(SIZE, downs[round].s3)} curl ${mbps(SIZE, curlDowns[round])} MiB/s`);
+      const cu = await curlUpload();
+      curlUps.push(cu);
+      let line = `round ${round + 1}/${ROUNDS} (load ${loadavg()[0].toFixed(1)}): upload client ${mbps(SIZE, u.s3)} curl ${mbps(SIZE, cu.ms)} MiB/s (${(cu.ms / u.s3).toFixed(2)}x), CPU s/GiB client ${perGiB(u.cpu)} curl ${perGiB(cu.cpu)} gateway ${perGiB(u.gw)} / ${perGiB(cu.gw)}`;
+      if (DOWNLOAD) {
+        const d = await clientDownload(u.sha);
+        downs.push(d);
+        const cd = await curlDownload();
+        curlDowns.push(cd);
+        line += `; download client ${mbps(SIZE, d.s3)} curl ${mbps(SIZE, cd.ms)} MiB/s (${(cd.ms / d.s3).toFixed(2)}x), CPU s/GiB client ${perGiB(d.cpu)} curl ${perGiB(cd.cpu)}`;
+      }
+      console.error(line);
     }
-    const [upS3, upTotal, upRss] = [median(ups.map((u) => u.s3)), median(ups.map((u) => u.total)), Math.max(...ups.map((u) => u.rss))];
-    const [downS3, downTotal, downRss] = [median(downs.map((d) => d.s3)), median(downs.map((d) => d.total)), Math.max(...downs.map((d) => d.rss))];
-    const [curlUp, curlDown] = [median(curlUps), median(curlDowns)];
-    rows.push(['upload', `${mbps(SIZE, upS3)}`, `${mbps(SIZE, curlUp)}`, (curlUp / upS3).toFixed(2), (upTotal / 1000).toFixed(1), (upRss / MiB).toFixed(0)]);
-    rows.push(['download', `${mbps(SIZE, downS3)}`, `${mbps(SIZE, curlDown)}`, (curlDown / downS3).toFixed(2), (downTotal / 1000).toFixed(1), (downRss / MiB).toFixed(0)]);
-    console.log(`\nstaged transfer of ${SIZE / MiB} MiB, parts of ${PART / MiB} MiB, ${PAR} parallel, median of ${ROUNDS} rounds (scheduler ${t.gateway?.scheduler ?? '?'})`);
-    const head = ['direction', 'client S3 MiB/s', 'curl MiB/s', 'client/curl', 'client total s', 'client peak RSS growth MiB'];
+    const row = (direction: string, runs: Run[], curls: CurlRun[]): string[] => {
+      const [s3, total, rss] = [median(runs.map((r) => r.s3)), median(runs.map((r) => r.total)), Math.max(...runs.map((r) => r.rss))];
+      const curlMs = median(curls.map((r) => r.ms));
+      const ratios = runs.map((r, i) => (curls[i].ms / r.s3).toFixed(2)).join(' ');
+      return [direction, mbps(SIZE, s3), mbps(SIZE, curlMs), `${(curlMs / s3).toFixed(2)} (${ratios})`, perGiB(median(runs.map((r) => r.cpu))), perGiB(median(curls.map((r) => r.cpu))),
+        `${perGiB(median(runs.map((r) => r.gw)))} / ${perGiB(median(curls.map((r) => r.gw)))}`, (total / 1000).toFixed(1), (rss / MiB).toFixed(0)];
+    };
+    rows.push(row('upload', ups, curlUps));
+    if (DOWNLOAD) rows.push(row('download', downs, curlDowns));
+    console.log(`\nstaged transfer of ${SIZE / MiB} MiB, parts of ${PART / MiB} MiB, ${PAR} parallel, median of ${ROUNDS} rounds (scheduler ${t.gateway?.scheduler ?? '?'}), load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+    const head = ['direction', 'client S3 MiB/s', 'curl MiB/s', 'client/curl (rounds)', 'client CPU s/GiB', 'curl CPU s/GiB', 'gateway CPU s/GiB (client / curl)', 'client total s', 'client peak RSS growth MiB'];
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
     const line = (r: string[]): string => r.map((v, i) => v.padStart(widths[i])).join('  ');
     console.log(line(head));
     for (const r of rows) console.log(line(r));
-    console.log('\n"client total" adds the transfer job and the server-side SHA-256 to the S3 phase. Targets: client/curl >= 0.9, RSS growth < 150 MiB.');
+    console.log('\n"client total" adds the transfer job and the server-side SHA-256 to the S3 phase. CPU: over the S3 phase (the client\'s download CPU includes its SHA-256 worker; curl hashes nothing). Targets: client/curl >= 0.9, RSS growth < 150 MiB.');
   } finally {
     rmSync(local, { recursive: true, force: true });
     await c.remove(S, home).catch(() => undefined);
