@@ -7,6 +7,7 @@ import { registerCommand } from '../../common/commandWrapper';
 import type { ExtensionServices } from '../../common/services';
 import type { AccountingForm } from '../protocol';
 import type { AccountingPanel } from './accountingPanel';
+import { PanelSlot } from '../panelSlot';
 import { ACCOUNTING_PANEL, ACCOUNTING_VIEW_TYPE } from './descriptor';
 
 /** The panel host and its message schemas load when a panel first opens (a bundle of their own). */
@@ -21,61 +22,27 @@ export function presetFromArg(arg: unknown): Partial<AccountingForm> | undefined
   return { system, ...(typeof o.profile === 'string' ? { profile: o.profile } : {}) };
 }
 
-class AccountingPanels implements vscode.WebviewPanelSerializer {
-  current: AccountingPanel | undefined;
-
-  constructor(private readonly services: ExtensionServices) {}
-
-  async open(arg?: unknown): Promise<AccountingPanel> {
-    const preset = presetFromArg(arg);
-    const { AccountingPanel: Panel, webviewOptions } = await panelModule();
-    if (this.current) {
-      this.current.panel.reveal();
-      if (preset) await this.current.select(preset);
-      return this.current;
-    }
-    const panel = vscode.window.createWebviewPanel(ACCOUNTING_VIEW_TYPE, ACCOUNTING_PANEL.title, vscode.ViewColumn.Active, webviewOptions(this.services.context.extensionUri));
-    return this.adopt(panel, Panel, preset);
-  }
-
-  async deserializeWebviewPanel(panel: vscode.WebviewPanel): Promise<void> {
-    // The webview restores its form and results from its own saved state.
-    this.adopt(panel, (await panelModule()).AccountingPanel);
-  }
-
-  private adopt(panel: vscode.WebviewPanel, Panel: typeof AccountingPanel, preset?: Partial<AccountingForm>): AccountingPanel {
-    this.current?.dispose();
-    panel.iconPath = vscode.Uri.joinPath(this.services.context.extensionUri, 'media', 'firecrest.svg');
-    const host = new Panel(panel, this.services, preset);
-    this.current = host;
-    host.onDidDispose(() => {
-      if (this.current === host) this.current = undefined;
-    });
-    return host;
-  }
-
-  dispose(): void {
-    this.current?.dispose();
-  }
-}
-
 export function registerAccounting(services: ExtensionServices): vscode.Disposable {
   const log = services.log.withTag('accounting');
-  const panels = new AccountingPanels(services);
+  const panels = new PanelSlot<AccountingPanel, Partial<AccountingForm>>(ACCOUNTING_PANEL, services.context.extensionUri, async () => {
+    const { AccountingPanel: Panel, webviewOptions } = await panelModule();
+    return { webviewOptions, create: (panel, preset) => new Panel(panel, services, preset) };
+  });
   const disposables: vscode.Disposable[] = [
     panels,
     vscode.window.registerWebviewPanelSerializer(ACCOUNTING_VIEW_TYPE, panels),
-    registerCommand('firecrest.jobAccounting', log, (arg?: unknown) => panels.open(arg)),
+    registerCommand('firecrest.jobAccounting', log, async (arg?: unknown) => {
+      const preset = presetFromArg(arg);
+      const { host, opened } = await panels.open(preset);
+      if (!opened && preset) await host.select(preset);
+      return host;
+    }),
   ];
   if (services.context.extensionMode !== vscode.ExtensionMode.Production) {
     // Host tests drive the real panel through this handle (same extension host: no serialisation).
     disposables.push(
       vscode.commands.registerCommand('firecrest.test.accountingPanel', () => panels.current),
-      // What a window reload does: VS Code makes a panel with the options it saved, then asks us.
-      vscode.commands.registerCommand('firecrest.test.accountingRestore', async (options: vscode.WebviewPanelOptions & vscode.WebviewOptions) => {
-        await panels.deserializeWebviewPanel(vscode.window.createWebviewPanel(ACCOUNTING_VIEW_TYPE, ACCOUNTING_PANEL.title, vscode.ViewColumn.Active, options));
-        return panels.current;
-      }),
+      vscode.commands.registerCommand('firecrest.test.accountingRestore', (options: vscode.WebviewPanelOptions & vscode.WebviewOptions) => panels.restoreWith(options)),
     );
   }
   return vscode.Disposable.from(...disposables);

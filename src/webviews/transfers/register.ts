@@ -8,6 +8,7 @@ import { registerCommand } from '../../common/commandWrapper';
 import type { ExtensionServices } from '../../common/services';
 import type { TransferEvents } from '../../common/transferEvents';
 import type { InterruptedUpload } from '../../common/uploadResumeStore';
+import { PanelSlot } from '../panelSlot';
 import { TRANSFERS_PANEL, TRANSFERS_VIEW_TYPE } from './descriptor';
 import type { TransfersPanel } from './transfersPanel';
 import { registerTransferRunners } from './runners';
@@ -16,53 +17,20 @@ import { TransfersStatusBar } from './statusBar';
 /** The panel host and its message schemas load when a panel first opens (a bundle of their own). */
 const panelModule = () => import('./transfersPanel.js');
 
-class TransfersPanels implements vscode.WebviewPanelSerializer {
-  current: TransfersPanel | undefined;
-
-  constructor(private readonly services: ExtensionServices, private readonly events: TransferEvents) {}
-
-  async open(): Promise<TransfersPanel> {
-    const { TransfersPanel: Panel, webviewOptions } = await panelModule();
-    if (this.current) {
-      this.current.panel.reveal();
-      return this.current;
-    }
-    const panel = vscode.window.createWebviewPanel(TRANSFERS_VIEW_TYPE, TRANSFERS_PANEL.title, vscode.ViewColumn.Active, webviewOptions(this.services.context.extensionUri));
-    return this.adopt(panel, Panel);
-  }
-
-  async deserializeWebviewPanel(panel: vscode.WebviewPanel): Promise<void> {
-    // The webview draws its saved list at once; `ready` brings the current one.
-    this.adopt(panel, (await panelModule()).TransfersPanel);
-  }
-
-  private adopt(panel: vscode.WebviewPanel, Panel: typeof TransfersPanel): TransfersPanel {
-    this.current?.dispose();
-    panel.iconPath = vscode.Uri.joinPath(this.services.context.extensionUri, 'media', 'firecrest.svg');
-    const host = new Panel(panel, this.services, this.events);
-    this.current = host;
-    host.onDidDispose(() => {
-      if (this.current === host) this.current = undefined;
-    });
-    return host;
-  }
-
-  dispose(): void {
-    this.current?.dispose();
-  }
-}
-
 /** `interrupted`: the uploads whose parts are kept, for Resume (UploadResumeStore.list). */
 export function registerTransfers(services: ExtensionServices, events: TransferEvents, interrupted?: () => InterruptedUpload[]): vscode.Disposable {
   const log = services.log.withTag('transfers');
-  const panels = new TransfersPanels(services, events);
+  const panels = new PanelSlot<TransfersPanel>(TRANSFERS_PANEL, services.context.extensionUri, async () => {
+    const { TransfersPanel: Panel, webviewOptions } = await panelModule();
+    return { webviewOptions, create: (panel) => new Panel(panel, services, events) };
+  });
   const statusBar = new TransfersStatusBar(events, 'firecrest.showTransfers');
   const disposables: vscode.Disposable[] = [
     panels,
     statusBar,
     registerTransferRunners(events, interrupted),
     vscode.window.registerWebviewPanelSerializer(TRANSFERS_VIEW_TYPE, panels),
-    registerCommand('firecrest.showTransfers', log, () => panels.open()),
+    registerCommand('firecrest.showTransfers', log, async () => (await panels.open()).host),
     registerCommand('firecrest.transfers.clear', log, async () => {
       const ids = await events.clear();
       log.info(`cleared ${ids.length} finished transfer(s)`);
@@ -74,10 +42,7 @@ export function registerTransfers(services: ExtensionServices, events: TransferE
       vscode.commands.registerCommand('firecrest.test.transfersPanel', () => panels.current),
       vscode.commands.registerCommand('firecrest.test.transferEvents', () => events),
       vscode.commands.registerCommand('firecrest.test.transfersStatusBar', () => statusBar),
-      vscode.commands.registerCommand('firecrest.test.transfersRestore', async (options: vscode.WebviewPanelOptions & vscode.WebviewOptions) => {
-        await panels.deserializeWebviewPanel(vscode.window.createWebviewPanel(TRANSFERS_VIEW_TYPE, TRANSFERS_PANEL.title, vscode.ViewColumn.Active, options));
-        return panels.current;
-      }),
+      vscode.commands.registerCommand('firecrest.test.transfersRestore', (options: vscode.WebviewPanelOptions & vscode.WebviewOptions) => panels.restoreWith(options)),
     );
   }
   return vscode.Disposable.from(...disposables);
