@@ -20,7 +20,7 @@ const MAX_IDS = 100;
 const SEED_RETRY_MS = 60_000;
 
 interface Tracked {
-  /** Own job ids in the order first seen (submitted or queued). */
+  /** Own job ids in the order first seen (submitted or queued), in job id order after the window was asked for. */
   ids: Set<string>;
   /** The last answer, for the departed ids it was asked with; `complete` when each had a final record. */
   asked?: { at: number; key: string; finished: Job[]; complete: boolean };
@@ -89,8 +89,8 @@ export class RecentJobs {
   async merge(machine: string, queue: Job[], o: JobListOptions): Promise<Job[]> {
     const t = this.tracked(machine);
     const seeded = await this.seed(machine, t, o);
-    // Ahead of what was tracked: the window's jobs are older than the ones seen since.
-    if (seeded) t.ids = new Set([...seeded.map((j) => j.id), ...t.ids]);
+    // Kept in job id order (Slurm's ids grow): the newest are the ones asked for by id.
+    if (seeded) t.ids = new Set([...new Set([...seeded.map((j) => j.id), ...t.ids])].sort((a, b) => parseInt(a, 10) - parseInt(b, 10)));
     const queued = new Set(queue.map((j) => j.id));
     // Other users' jobs (all-users listings) are shown while queued only.
     for (const j of queue) if (!o.allUsers) t.ids.add(j.id);
