@@ -36,7 +36,15 @@ export interface PostPolicy {
 }
 
 export class Signer {
+  /** `bucket/prefix/` of invalidated uploads: their POST forms are refused although still signed. */
+  private readonly revoked = new Set<string>();
+
   private constructor(private readonly key: Buffer, readonly accessKey: string) {}
+
+  /** Refuses from now on every POST form for a key under `prefix/` of `bucket` (an invalidated v1 upload). */
+  revoke(bucket: string, prefix: string): void {
+    this.revoked.add(`${bucket}/${prefix}/`);
+  }
 
   static load(stagingRoot: string): Signer {
     mkdirSync(stagingRoot, { recursive: true, mode: 0o700 });
@@ -109,6 +117,7 @@ export class Signer {
     const p: PostPolicy = { expiration: doc.expiration, bucket: String(cond('bucket')), key: String(cond('key')), maxBytes: range?.[2] ?? Number.POSITIVE_INFINITY };
     if (now > Date.parse(p.expiration)) return { refusal: { code: 'AccessDenied', message: 'Invalid according to Policy: Policy expired.' } };
     if (p.bucket !== bucket || fields.key !== p.key) return { refusal: { code: 'AccessDenied', message: 'Invalid according to Policy: Policy Condition failed' } };
+    if ([...this.revoked].some((r) => `${bucket}/${p.key}`.startsWith(r))) return { refusal: { code: 'AccessDenied', message: 'Access Denied' } };
     return { refusal: undefined, policy: p };
   }
 

@@ -3,6 +3,8 @@
  * `s3v4`). Upload: 100 -> 110 -> 111 (presigned POST form in `data.msg`), then, once the client has
  * POSTed the file, 112 -> 113 -> 114 with the object moved to the target as the user (115 on
  * failure). Download: 100 -> 116 -> 117 with a presigned GET URL in `data.url` (118 on failure).
+ * Invalidate deletes a task's staged objects and marks it 302; an upload still waiting for its
+ * object is dropped and its POST form refused from then on.
  */
 import type { FastifyInstance } from 'fastify';
 import { posix } from 'node:path';
@@ -37,8 +39,6 @@ export async function storageExternalRoutes(app: FastifyInstance, deps: V1Deps):
   const { tasks, store, signer, settings } = deps;
   /** `bucket/key` -> upload waiting for its object. */
   const pending = new Map<string, PendingUpload>();
-  /** Download task id -> its staged object (for invalidate). */
-  const staged = new Map<string, { bucket: string; prefix: string; user: string }>();
 
   const moveToTarget = async (up: PendingUpload, obj: StoredObject): Promise<void> => {
     const system = { system_name: up.record.system_name, system_addr: up.record.system_addr };
@@ -127,7 +127,6 @@ export async function storageExternalRoutes(app: FastifyInstance, deps: V1Deps):
           await store.deletePrefix(user.name, task.task_id);
           return fail(stderr);
         }
-        staged.set(task.task_id, { bucket: user.name, prefix: task.task_id, user: user.name });
         const url = signer.presignUrl('GET', settings.origin, user.name, key, TEMPURL_EXP_SECONDS);
         tasks.update(task.task_id, '117', { url, ...base });
       })();
@@ -140,14 +139,22 @@ export async function storageExternalRoutes(app: FastifyInstance, deps: V1Deps):
     const id = Array.isArray(raw) ? raw[0] : raw;
     if (!id) throw new V1Error(400, { error: 'Header X-Task-Id missing' });
     if (!/^[A-Za-z0-9]+$/.test(id)) throw new V1Error(400, { error: 'Header X-Task-Id is not alphanumeric' });
-    const object = staged.get(id);
-    if (!object || object.user !== v1User(req).name) throw new V1Error(400, { error: 'Invalid X-Task-Id' });
+    const user = v1User(req).name;
+    const task = tasks.get(id);
+    if (!task || task.user !== user || task.service !== 'storage') throw new V1Error(400, { error: 'Invalid X-Task-Id' });
+    // An upload not moved yet (cancelled by its client): nothing of it may reach the target any more.
+    const upload = [...pending.entries()].find(([, up]) => up.taskId === id);
+    if (upload) {
+      pending.delete(upload[0]);
+      signer.revoke(user, id);
+    }
     try {
-      await store.deletePrefix(object.bucket, object.prefix);
+      await store.deletePrefix(user, id);
     } catch {
       throw new V1Error(400, { error: 'Could not invalidate URL' });
     }
-    staged.delete(id);
+    // "the staged object is deleted and the task is marked for deletion" (302 Task not longer valid).
+    tasks.update(id, '302', task.data);
     return reply.code(201).send({ success: 'URL invalidated successfully' });
   });
 }

@@ -3,8 +3,9 @@
  * `xfer-external/download`, task 116 → 117 with `data.url` (a presigned GET the shared staged
  * download then streams; the staged copy is invalidated once read). Upload: `xfer-external/upload`,
  * task 110 → 111 with a presigned form in `data.msg.parameters`, the file streamed there through
- * the client's S3 pools (its CA/TLS settings), then 112 → 113 → 114 (115 = failed). v1 has no
- * multipart ticket, so the seam's one-piece `uploadWhole` carries uploads.
+ * the client's S3 pools (its CA/TLS settings), then 112 → 113 → 114 (115 = failed); a cancelled
+ * upload's task is invalidated. v1 has no multipart ticket, so the seam's one-piece `uploadWhole`
+ * carries uploads.
  */
 import { randomBytes } from 'node:crypto';
 import { basename, posix } from 'node:path';
@@ -97,10 +98,29 @@ export class V1Staging implements StagingRoutes {
     o.onProgress?.({ phase: 'staging', bytesDone: 0, bytesTotal: source.size, message: 'Requesting a staged upload' });
     const res = await this.v1.send('POST', route, { machine: system, fields: { sourcePath: name, targetPath: remotePath }, expect: [201], call: { signal: o.signal } });
     const taskId = Tasks.created(res, `POST ${route}`);
-    const ready = await this.tasks.wait(taskId, { signal: o.signal, onProgress: o.onProgress, until: (s) => s >= 111 });
-    if (ready.status === 111) await this.post(rec(rec(rec(ready.data).msg).parameters), name, source, taskId, o);
-    await this.tasks.wait(taskId, { signal: o.signal, onProgress: o.onProgress, until: (s) => s === 114 || s === 200, overallTimeoutMs: 24 * 3600_000 });
-    return taskId;
+    try {
+      const ready = await this.tasks.wait(taskId, { signal: o.signal, onProgress: o.onProgress, until: (s) => s >= 111 });
+      if (ready.status === 111) await this.post(rec(rec(rec(ready.data).msg).parameters), name, source, taskId, o);
+      await this.tasks.wait(taskId, { signal: o.signal, onProgress: o.onProgress, until: (s) => s === 114 || s === 200, overallTimeoutMs: 24 * 3600_000 });
+      return taskId;
+    } catch (e) {
+      if (!o.signal?.aborted && !isCancellation(e)) throw e;
+      throw new CancelledError(`Upload cancelled; ${await this.invalidateCancelled(taskId)}`, { cause: e });
+    }
+  }
+
+  /**
+   * A cancelled upload's task is invalidated so that the server drops its staged object and
+   * never moves it to the target. Best effort (its own short deadline, the caller's signal is
+   * aborted already): says what happened, for the log.
+   */
+  private async invalidateCancelled(taskId: string): Promise<string> {
+    try {
+      await this.invalidate(taskId, { timeoutMs: 15_000 });
+      return `staged upload task ${taskId} invalidated`;
+    } catch (e) {
+      return `invalidating staged upload task ${taskId} failed (${e instanceof Error ? e.message : String(e)})`;
+    }
   }
 
   /**
