@@ -50,6 +50,9 @@ void describe('v1 recent jobs', () => {
     now += 31_000;
     assert.deepEqual((await recent.merge('t', [], { allUsers: true })).map((j) => j.id), ['10', '11', '12'], "another user's job was shown while queued, never tracked");
     assert.deepEqual(asked.at(-1), ['10', '11', '12']);
+    assert.deepEqual((await recent.merge('s', [], { timeWindow: '1h' })).map((j) => j.id), [], 'all ended more than an hour ago');
+    assert.deepEqual((await recent.merge('s', [], {})).map((j) => j.id), ['10', '11', '12'], 'dropped by the shorter window, asked for again with the longer one');
+    assert.equal(windows.filter((w) => w.machine === 's').length, 3);
   });
 
   void it('concurrent first listings share one window request; a failed one leaves the queue and is retried a minute later', async () => {

@@ -90,7 +90,7 @@ export class RecentJobs {
     const t = this.tracked(machine);
     const seeded = await this.seed(machine, t, o);
     // Kept in job id order (Slurm's ids grow): the newest are the ones asked for by id.
-    if (seeded) t.ids = new Set([...new Set([...seeded.map((j) => j.id), ...t.ids])].sort((a, b) => parseInt(a, 10) - parseInt(b, 10)));
+    if (seeded) t.ids = new Set([...new Set([...seeded.map((j) => j.id), ...t.ids])].sort((a, b) => (parseInt(a, 10) || 0) - (parseInt(b, 10) || 0)));
     const queued = new Set(queue.map((j) => j.id));
     // Other users' jobs (all-users listings) are shown while queued only.
     for (const j of queue) if (!o.allUsers) t.ids.add(j.id);
@@ -117,10 +117,15 @@ export class RecentJobs {
       }
       t.asked = { at: this.now(), key, finished, complete: departed.every((id) => found.has(id)) };
     }
-    const since = this.now() / 1000 - WINDOW_S[o.timeWindow ?? '24h'];
+    const windowS = WINDOW_S[o.timeWindow ?? '24h'];
+    const since = this.now() / 1000 - windowS;
     const recent = t.asked.finished.filter((j) => !queued.has(j.id) && (j.endTime === undefined || j.endTime >= since));
-    // Ended before the window: no longer asked for.
-    for (const j of t.asked.finished) if (j.endTime !== undefined && j.endTime < since) t.ids.delete(j.id);
+    // Ended before the window: no longer asked for (a longer window asks for them again).
+    for (const j of t.asked.finished) {
+      if (j.endTime === undefined || j.endTime >= since) continue;
+      t.ids.delete(j.id);
+      t.seeded = Math.min(t.seeded, windowS);
+    }
     return [...queue, ...recent];
   }
 }
