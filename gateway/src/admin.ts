@@ -1,11 +1,13 @@
 /**
  * The gateway-only admin API under `/_admin` (bearer = the admin token of the JSON line): fault
- * switches, run-time settings, early token expiry and request statistics. Never subject to faults or path lower-casing.
+ * switches, run-time settings, a scheduler outage, early token expiry and request statistics. Never subject to faults or path lower-casing.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { TokenService } from './auth';
 import type { Faults } from './faults';
+import type { HealthChecker } from './http/health';
+import type { SchedulerOutage } from './scheduler/outage';
 import type { Stats } from './http/stats';
 import type { GatewaySettings } from './v2/context';
 
@@ -15,7 +17,9 @@ export interface AdminDeps {
   stats: Stats;
   runtime: { tokenLifetimeSeconds: number };
   tokens: Pick<TokenService, 'expireIssued'>;
-  v2: { settings: GatewaySettings };
+  v2: { settings: GatewaySettings; systems: Map<string, unknown> };
+  outage: SchedulerOutage;
+  health: Pick<HealthChecker, 'refresh' | 'get'>;
 }
 
 const SETTINGS = ['tokenLifetimeSeconds', 'maxOpsFileSize', 'commandTimeoutSeconds', 'maxPartSize', 'stagingTtlSeconds'] as const;
@@ -74,6 +78,22 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promis
     if (n.maxPartSize !== undefined) settings.maxPartSize = n.maxPartSize;
     if (n.stagingTtlSeconds !== undefined) settings.stagingTtlSeconds = n.stagingTtlSeconds;
     return current();
+  });
+
+  // A scheduler outage (slurmctld unreachable) without touching the machine's scheduler; the
+  // health is probed again before answering, so the 503s start with the answer.
+  const schedulerState = async (): Promise<Record<string, unknown>> => {
+    const systems: Record<string, unknown> = {};
+    for (const name of deps.v2.systems.keys()) systems[name] = (await deps.health.get(name)).servicesHealth?.find((h) => h.serviceType === 'scheduler') ?? null;
+    return { down: deps.outage.down, systems };
+  };
+  app.get('/scheduler', async () => schedulerState());
+  app.put('/scheduler', async (req, reply) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (typeof body.down !== 'boolean' || Object.keys(body).length !== 1) return reply.code(400).send({ error: 'body must be {"down": true|false}' });
+    deps.outage.down = body.down;
+    await deps.health.refresh();
+    return schedulerState();
   });
 
   // Tokens issued so far are refused as expired from now on (token expiry mid-operation, on demand).

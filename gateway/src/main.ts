@@ -14,6 +14,7 @@ import { Faults } from './faults';
 import { HealthChecker } from './http/health';
 import { Stats } from './http/stats';
 import { createScheduler, type SchedulerKind } from './scheduler/index';
+import { OutageScheduler, SchedulerOutage } from './scheduler/outage';
 import type { Scheduler } from './scheduler/types';
 import { buildServer } from './server';
 import { ensureUserDirs, isRoot, setupUsers, type UserTable } from './setup';
@@ -67,17 +68,17 @@ function defaultFileSystems(users: UserTable): FileSystemConfig[] {
   return fs;
 }
 
-async function startSystems(config: GatewayConfig, args: Args, users: UserTable, probeUser: UnixUser): Promise<Map<string, SystemRuntime>> {
+async function startSystems(config: GatewayConfig, args: Args, users: UserTable, probeUser: UnixUser, outage: SchedulerOutage): Promise<Map<string, SystemRuntime>> {
   const systems = new Map<string, SystemRuntime>();
   for (const sc of config.systems) {
     const stateDir = join(args.stateDir, 'scheduler', sc.name);
     mkdirSync(stateDir, { recursive: true });
-    const scheduler: Scheduler = await createScheduler(args.scheduler, {
+    const scheduler: Scheduler = new OutageScheduler(await createScheduler(args.scheduler, {
       cluster: sc.name,
       stateDir,
       partitions: config.local.partitions,
       reservations: config.local.reservations,
-    });
+    }), outage);
     try {
       await scheduler.start();
     } catch (e) {
@@ -102,7 +103,8 @@ async function main(): Promise<void> {
   const first = users.clients[0];
   const probeUser = first && users.users.get(first.user);
   if (!first || !probeUser) throw new Error('no clients configured');
-  const systems = await startSystems(config, args, users, probeUser);
+  const outage = new SchedulerOutage();
+  const systems = await startSystems(config, args, users, probeUser, outage);
 
   const settings: GatewaySettings = {
     maxOpsFileSize: config.maxOpsFileSize,
@@ -122,6 +124,7 @@ async function main(): Promise<void> {
     tokens: await TokenService.load(args.stateDir, 'firecrest-gateway'),
     faults: new Faults(config.faults),
     stats: new Stats(),
+    outage,
     adminToken,
     runtime: { tokenLifetimeSeconds: config.tokenLifetimeSeconds },
     verbose: args.verbose,

@@ -16,10 +16,12 @@ import { openApiDocument } from './http/openapi';
 import { RouteIndex } from './http/route-index';
 import type { Stats } from './http/stats';
 import { v2ErrorHandler, v2NotFound } from './http/v2-handlers';
+import type { SchedulerOutage } from './scheduler/outage';
 import type { UserTable } from './setup';
 import { computeRoutes } from './v2/compute';
 import type { V2Deps } from './v2/context';
 import { opsRoutes } from './v2/ops';
+import { requireHealthyScheduler } from './v2/availability';
 import { statusRoutes } from './v2/status';
 import { transferRoutes } from './v2/transfer';
 import { registerV1 } from './v1/index';
@@ -31,6 +33,8 @@ export interface ServerDeps {
   tokens: TokenService;
   faults: Faults;
   stats: Stats;
+  /** The scheduler outage switch of `PUT /_admin/scheduler`. */
+  outage: SchedulerOutage;
   adminToken: string;
   /** Mutable at run time through `PUT /_admin/settings`. */
   runtime: { tokenLifetimeSeconds: number };
@@ -101,9 +105,10 @@ function v2Api(deps: ServerDeps, index: RouteIndex) {
     });
     api.get('/openapi.json', { config: { public: true } }, async () => openApiDocument(index, '/v2', v2.settings.appVersion));
     await api.register(async (i) => statusRoutes(i, { ...v2, health: deps.health }), { prefix: '/status' });
-    await api.register(async (i) => computeRoutes(i, v2), { prefix: '/compute/:system/jobs' });
+    const schedulerNeeded = requireHealthyScheduler(deps.health);
+    await api.register(async (i) => { i.addHook('preHandler', schedulerNeeded); await computeRoutes(i, v2); }, { prefix: '/compute/:system/jobs' });
     await api.register(async (i) => opsRoutes(i, v2), { prefix: '/filesystem/:system/ops' });
-    await api.register(async (i) => transferRoutes(i, v2), { prefix: '/filesystem/:system/transfer' });
+    await api.register(async (i) => { i.addHook('preHandler', schedulerNeeded); await transferRoutes(i, v2); }, { prefix: '/filesystem/:system/transfer' });
   };
 }
 

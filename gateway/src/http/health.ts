@@ -1,7 +1,8 @@
 /**
  * The background health checker behind `servicesHealth` and `/status/liveness/`: like the real
- * server it really probes each service (ssh = run `true` as a user, scheduler = ask its version,
- * filesystem = each path is a reachable directory) and serves the last results.
+ * server it really probes each service (ssh = run `true` as a user, scheduler = ping the controller
+ * and ask its version, filesystem = each path is a reachable directory) and serves the last
+ * results; the compute and transfer routes refuse with 503 while the scheduler is unhealthy.
  */
 import { runAs } from '../exec';
 import type { UnixUser } from '../users';
@@ -82,6 +83,14 @@ export class HealthChecker {
     return this.state.get(system) ?? { servicesHealth: null, lastHealthCheck: null, schedulerVersion: null };
   }
 
+  /**
+   * True when the last probe of `system` found `serviceType` unhealthy. Reads what is known now
+   * (no probe, like the real server's in-memory health): nothing probed yet means no verdict.
+   */
+  unhealthy(system: string, serviceType: ServiceHealth['serviceType']): boolean {
+    return this.state.get(system)?.servicesHealth?.some((h) => h.serviceType === serviceType && !h.healthy) ?? false;
+  }
+
   /** The body of `GET /status/liveness/`. */
   liveness(): { healthcheckRuns: Record<string, string>; lastUpdate: number } {
     const runs: Record<string, string> = {};
@@ -107,6 +116,8 @@ export class HealthChecker {
         return null;
       }),
       timed('scheduler', async () => {
+        // Like the real check (`scontrol ping`): the controller must answer, not just the binaries.
+        await system.scheduler.ping();
         version = await system.scheduler.version();
         return null;
       }),

@@ -65,6 +65,10 @@ export class LocalScheduler implements Scheduler {
     return 'local-1.0';
   }
 
+  async ping(): Promise<void> {
+    if (!this.started) throw new SchedulerError('The built-in scheduler is not running');
+  }
+
   async start(): Promise<void> {
     if (this.started) return;
     const data = await this.store.load(() => this.snapshot());

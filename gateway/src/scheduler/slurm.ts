@@ -40,6 +40,13 @@ export class SlurmScheduler implements Scheduler {
     return this.versionText;
   }
 
+  /** `scontrol ping`: healthy only when every controller it lists is UP (as the real health check reads it). */
+  async ping(): Promise<void> {
+    const out = await slurmOk(ROOT_USER, ['scontrol', 'ping'], { timeoutSeconds: 10 });
+    const states = [...out.matchAll(/\bis\s+(\S+)/g)].map((m) => m[1].toUpperCase());
+    if (states.length === 0 || states.some((st) => st !== 'UP')) throw new SchedulerError(out.trim() || 'scontrol ping gave no answer');
+  }
+
   async start(): Promise<void> {
     const out = await slurmRun(ROOT_USER, ['sinfo', '-h', '-o', '%t'], { timeoutSeconds: 5 });
     if (out.exitCode !== 0) throw unexpected(out);

@@ -164,6 +164,8 @@ export interface Scheduler {
   readonly cluster: string;
   /** Scheduler version string for `/status/systems`. */
   version(): Promise<string>;
+  /** Asks the controller whether it answers (`scontrol ping`, what the health checker runs); rejects with why not. */
+  ping(): Promise<void>;
   start(): Promise<void>;
   /** Stops what `start` started (the local scheduler kills its running jobs). */
   stop(): Promise<void>;
