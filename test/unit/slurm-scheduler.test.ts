@@ -74,7 +74,8 @@ void describe('SlurmScheduler (real Slurm)', { skip }, () => {
       env: { GREETING: 'a,b "quoted"' },
     });
     assert.match(id, /^\d+$/);
-    const job = await waitFor(alice!, id, (j) => FINAL.test(j.status.state));
+    // The exit code comes from accounting: squeue reports the end before slurmdbd has recorded it.
+    const job = await waitFor(alice!, id, (j) => FINAL.test(j.status.state) && j.status.exitCode !== null);
     assert.equal(job.status.state, 'COMPLETED');
     assert.equal(job.status.exitCode, 0);
     assert.equal(job.name, 'writer');
