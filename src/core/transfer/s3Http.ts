@@ -61,7 +61,7 @@ export class S3Http {
     return p;
   }
 
-  private async send(method: 'GET' | 'PUT' | 'POST', url: string, headers: Record<string, string>, body: Readable | string | undefined, signal: AbortSignal | undefined, what: string) {
+  private async send(method: 'GET' | 'PUT' | 'POST', url: string, headers: Record<string, string>, body: Readable | AsyncIterable<Uint8Array> | string | undefined, signal: AbortSignal | undefined, what: string) {
     if (signal?.aborted) throw new CancelledError();
     const u = new URL(url);
     const started = performance.now();
@@ -70,7 +70,8 @@ export class S3Http {
         method,
         path: `${u.pathname}${u.search}`,
         headers: { 'user-agent': this.opts.userAgent ?? 'firecrest-vscode', ...headers },
-        body,
+        // undici takes an async iterable body (its runtime check says so) though its types omit it.
+        body: body as Readable | string | undefined,
         signal,
         // Fewer, larger chunks: a GiB download is hashed and written chunk by chunk.
         highWaterMark: 1 << 20,
@@ -85,16 +86,22 @@ export class S3Http {
     }
   }
 
-  /** PUTs one part (`length` bytes from `body`); resolves the ETag header verbatim. */
-  async putPart(url: string, body: Readable | AsyncIterable<Uint8Array>, length: number, signal: AbortSignal | undefined, what: string): Promise<string> {
-    // A stream goes to the socket as it is (no iterator in between: less CPU per byte).
-    const stream = body instanceof Readable ? body : Readable.from(body, { objectMode: false });
+  /**
+   * PUTs one part (`length` bytes from `body`); resolves the ETag header verbatim. An iterable body
+   * goes to undici as it is (undici asks for the next chunk once the socket took the last one: see
+   * `UploadSource.chunks`); it is ended (`return()`, which closes its file) when the request is over.
+   */
+  async putPart(url: string, body: Readable | AsyncGenerator<Uint8Array, void, undefined>, length: number, signal: AbortSignal | undefined, what: string): Promise<string> {
     let res;
     try {
-      res = await this.send('PUT', url, { 'content-length': String(length), 'content-type': 'application/octet-stream' }, stream, signal, what);
+      res = await this.send('PUT', url, { 'content-length': String(length), 'content-type': 'application/octet-stream' }, body, signal, what);
     } finally {
       // A refused or dropped part leaves its reader open: close the file now, not at GC.
-      if (!stream.readableEnded) stream.destroy();
+      if (body instanceof Readable) {
+        if (!body.readableEnded) body.destroy();
+      } else {
+        await body.return(undefined).catch(() => undefined);
+      }
     }
     const text = await res.body.text();
     if (res.statusCode >= 300) throw typed(res.statusCode, text, what);

@@ -73,7 +73,13 @@ export async function stagedUpload(deps: TransferDeps, system: string, source: U
     if (o.resume) throw new InvalidInputError('The staged upload cannot be resumed: this API version stages a file in one piece; start it again');
     // One form: the hash reads the source next to it (there is no job wait to hide it in).
     partsSent();
-    await deps.staging.uploadWhole(system, source, remotePath, o);
+    try {
+      await deps.staging.uploadWhole(system, source, remotePath, o);
+    } catch (e) {
+      // The message says whether the server's task was invalidated (it then moves nothing).
+      if (e instanceof CancelledError) logger.info(`Staged upload to ${system}:${remotePath} cancelled: ${e.message}`);
+      throw e;
+    }
     return {};
   }
   let state: StagedUploadState;
@@ -114,13 +120,11 @@ export async function stagedUpload(deps: TransferDeps, system: string, source: U
     const end = Math.min(n * state.partSize, source.size);
     for (let attempt = 1; ; attempt++) {
       let sent = 0;
-      // Counted as the HTTP client takes the chunks; the stream stays paused until it does.
-      const body = source.range(start, end);
-      body.on('data', (chunk: Uint8Array) => {
-        sent += chunk.length;
-        meter.add(chunk.length);
+      // Counted as the HTTP client takes the chunks (it pulls them as the socket takes them).
+      const body = source.chunks(start, end, (bytes) => {
+        sent += bytes;
+        meter.add(bytes);
       });
-      body.pause();
       try {
         const etag = await s3.putPart(state.partsUploadUrls[n - 1], body, end - start, partSignal, `part ${n}/${partsTotal}`);
         state.done.push({ partNumber: n, etag });
