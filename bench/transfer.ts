@@ -211,11 +211,15 @@ async function main(): Promise<void> {
     const GiB = SIZE / (1024 * MiB);
     const perGiB = (cpu: number): string => (Number.isNaN(cpu) ? '-' : (cpu / GiB).toFixed(2));
     for (let round = 0; round < ROUNDS; round++) {
+      // Who goes first alternates: the first upload of a round follows a round's writes of 2 GiB
+      // (the downloads), whose page-cache write-back the gateway's disk writes then compete with.
+      const curlFirst = round % 2 === 1;
+      const cu0 = curlFirst ? await curlUpload() : undefined;
       const u = await clientUpload();
       ups.push(u);
-      const cu = await curlUpload();
+      const cu = cu0 ?? (await curlUpload());
       curlUps.push(cu);
-      let line = `round ${round + 1}/${ROUNDS} (load ${loadavg()[0].toFixed(1)}): upload client ${mbps(SIZE, u.s3)} curl ${mbps(SIZE, cu.ms)} MiB/s (${(cu.ms / u.s3).toFixed(2)}x), CPU s/GiB client ${perGiB(u.cpu)} curl ${perGiB(cu.cpu)} gateway ${perGiB(u.gw)} / ${perGiB(cu.gw)}`;
+      let line = `round ${round + 1}/${ROUNDS} (load ${loadavg()[0].toFixed(1)}${curlFirst ? ', curl first' : ''}): upload client ${mbps(SIZE, u.s3)} curl ${mbps(SIZE, cu.ms)} MiB/s (${(cu.ms / u.s3).toFixed(2)}x), CPU s/GiB client ${perGiB(u.cpu)} curl ${perGiB(cu.cpu)} gateway ${perGiB(u.gw)} / ${perGiB(cu.gw)}`;
       if (DOWNLOAD) {
         const d = await clientDownload(u.sha);
         downs.push(d);
