@@ -24,6 +24,7 @@ const digest = [];
 let capture = 0;
 const scan = (line, step) => {
   let m;
+  if (capture > 0 && /^(#####|=== )/.test(line)) capture = 0;
   if (capture > 0) {
     capture--;
     if (line.trim()) digest.push(`  [${step}] ${line.slice(0, 300)}`);
@@ -51,6 +52,7 @@ for (const [name, cmd, args] of steps) {
     });
     child.on('close', (c) => { if (buf) scan(buf, name); resolve(c ?? 1); });
   });
+  capture = 0;
   console.log(`##### ${name}: ${code === 0 ? 'ok' : 'FAILED'} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   if (code !== 0) failedSteps.push(name);
 }
