@@ -74,6 +74,11 @@ export async function uploadOne(deps: UploadDeps, client: FirecrestClient, local
       result = await run(undefined);
     }
     await forget();
+    // The client started afresh by itself (the saved upload's job or URLs were dead): nothing was kept.
+    if (result.restarted !== undefined) {
+      log.info(`Upload of ${local} to ${target.toString()} sent afresh: ${result.restarted}`);
+      resumedParts = 0;
+    }
     return { result, resumedParts };
   } catch (e) {
     // Cancelled: the server side was cancelled too, nothing to resume.
