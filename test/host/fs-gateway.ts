@@ -2,7 +2,9 @@
  * Direct HTTP to the deployment and the local gateway's admin API, for the fs host tests: changes
  * "behind the editor's back", another user's files, fault switches and request counts.
  */
+import * as vscode from 'vscode';
 import type { GatewayInfo, Target } from '../support/target';
+import { waitFor } from './support/extension';
 
 export async function tokenFor(tokenUrl: string, clientId: string, clientSecret: string): Promise<string> {
   const res = await fetch(tokenUrl, {
@@ -91,4 +93,34 @@ export function statsOf(gw: GatewayInfo | undefined): { reset(): Promise<void>; 
       return Object.entries(s.byRoute).filter(([k]) => route.test(k)).reduce((n, [, v]) => n + v, 0);
     },
   };
+}
+
+/** Changes the local gateway's settings (e.g. `maxPartSize`); nothing against a real deployment. */
+export async function setSettings(gw: GatewayInfo | undefined, body: Record<string, number>): Promise<void> {
+  const a = admin(gw);
+  if (!a) return;
+  const res = await fetch(`${a.base}/settings`, { method: 'PUT', headers: { ...a.headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  if (!res.ok) throw new Error(`PUT settings: HTTP ${res.status}`);
+}
+
+/** What `firecrest.files.upload` answers. */
+export interface UploadSummary { files: number; bytes: number; interrupted?: { local: string; remote: string; partsDone: number; partsTotal: number } }
+
+/**
+ * Runs Upload from Local… of `file` into `folder` and breaks it: part PUTs are slowed so that the
+ * first ten (the parallelism) arrive, then every later one is dropped. Resolves the command's summary
+ * once it gave up (with `interrupted` when parts were kept). Needs the gateway's fault switches.
+ */
+export async function breakUpload(gw: GatewayInfo | undefined, folder: vscode.Uri, file: string): Promise<UploadSummary | undefined> {
+  const stats = statsOf(gw);
+  if (!stats) throw new Error('breaking an upload needs the local gateway');
+  const latency = { rate: 1, ms: 3000, minMs: 3000, match: '^PUT /s3/' };
+  await setFault(gw, { latency });
+  await stats.reset();
+  const running = vscode.commands.executeCommand<UploadSummary>('firecrest.files.upload', folder, { localPaths: [file], replace: true });
+  await waitFor('ten part PUTs', async () => (await stats.count(/^PUT \/s3\//)) >= 10, 60_000);
+  await setFault(gw, { latency, dropBefore: { next: 1000, match: '^PUT /s3/' } });
+  const broken = await running;
+  await clearFaults(gw);
+  return broken;
 }

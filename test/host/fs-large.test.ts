@@ -8,16 +8,11 @@ import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../src/core/client';
 import { FirecrestUri } from '../../src/core/uri';
 import { connectWithScratchFolder } from './support/scratch';
-import { gatewayOnly, target, type GatewayInfo } from '../support/target';
+import { gatewayOnly, target } from '../support/target';
+import { setSettings } from './fs-gateway';
 
 const PROFILE = 'fs-large-test';
 const MiB = 1024 * 1024;
-
-async function settings(gw: GatewayInfo | undefined, body: Record<string, number>): Promise<void> {
-  if (!gw?.admin || !gw.adminToken) return;
-  const res = await fetch(`${gw.admin.replace(/\/+$/, '')}/settings`, { method: 'PUT', headers: { authorization: `Bearer ${gw.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (!res.ok) throw new Error(`PUT settings: HTTP ${res.status}`);
-}
 
 describe('large remote files (staged transfers)', function () {
   this.timeout(180_000);
@@ -30,11 +25,11 @@ describe('large remote files (staged transfers)', function () {
     const scratch = await connectWithScratchFolder(PROFILE, 'fs-large');
     ({ client, base } = scratch);
     // Several parts even for a few MiB (gateway only; a real deployment keeps its own part size).
-    if (!gatewayOnly()) await settings(t.gateway, { maxPartSize: MiB });
+    if (!gatewayOnly()) await setSettings(t.gateway, { maxPartSize: MiB });
   });
 
   after(async () => {
-    if (!gatewayOnly()) await settings(t.gateway, { maxPartSize: 2147483648 });
+    if (!gatewayOnly()) await setSettings(t.gateway, { maxPartSize: 2147483648 });
     if (base) await vscode.workspace.fs.delete(uri(base), { recursive: true }).then(undefined, () => undefined);
     await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
   });

@@ -13,19 +13,12 @@ import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../src/core/client';
 import { FirecrestUri } from '../../src/core/uri';
 import { connectWithScratchFolder } from './support/scratch';
-import { gatewayOnly, target, type GatewayInfo } from '../support/target';
-import { clearFaults, setFault, statsOf } from './fs-gateway';
-import { waitFor } from './support/extension';
+import { gatewayOnly, target } from '../support/target';
+import { breakUpload, clearFaults, setSettings, statsOf } from './fs-gateway';
 
 const PROFILE = 'fs-transfer-test';
 const MiB = 1024 * 1024;
 const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
-
-async function settings(gw: GatewayInfo | undefined, body: Record<string, number>): Promise<void> {
-  if (!gw?.admin || !gw.adminToken) return;
-  const res = await fetch(`${gw.admin.replace(/\/+$/, '')}/settings`, { method: 'PUT', headers: { authorization: `Bearer ${gw.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (!res.ok) throw new Error(`PUT settings: HTTP ${res.status}`);
-}
 
 /** Every file below `root` with its SHA-256, by relative path. */
 function tree(root: string): Record<string, string> {
@@ -53,12 +46,12 @@ describe('Upload from Local… / Download to Local… (folders, resume)', functi
     limit = (await client.systems()).find((s) => s.name === t.system)?.maxDirectTransferSize ?? MiB;
     local = mkdtempSync(join(tmpdir(), 'f7t-fs-transfer-'));
     // Several parts for a few MiB (gateway only; a real deployment keeps its own part size).
-    if (!gatewayOnly()) await settings(t.gateway, { maxPartSize: MiB });
+    if (!gatewayOnly()) await setSettings(t.gateway, { maxPartSize: MiB });
   });
 
   after(async () => {
     await clearFaults(t.gateway).catch(() => undefined);
-    if (!gatewayOnly()) await settings(t.gateway, { maxPartSize: 2147483648 });
+    if (!gatewayOnly()) await setSettings(t.gateway, { maxPartSize: 2147483648 });
     if (base) await vscode.workspace.fs.delete(uri(base), { recursive: true }).then(undefined, () => undefined);
     if (local) rmSync(local, { recursive: true, force: true });
     await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
@@ -96,15 +89,7 @@ describe('Upload from Local… / Download to Local… (folders, resume)', functi
     const data = randomBytes(12 * MiB + 5);
     writeFileSync(file, data);
     const partsTotal = 13;
-    // Slow parts: the first ten (the parallelism) arrive, then every later PUT is dropped.
-    const latency = { rate: 1, ms: 3000, minMs: 3000, match: '^PUT /s3/' };
-    await setFault(t.gateway, { latency });
-    await stats.reset();
-    const running = vscode.commands.executeCommand<Summary>('firecrest.files.upload', uri(base), { localPaths: [file], replace: true });
-    await waitFor('ten part PUTs', async () => (await stats.count(/^PUT \/s3\//)) >= 10, 60_000);
-    await setFault(t.gateway, { latency, dropBefore: { next: 1000, match: '^PUT /s3/' } });
-    const broken = await running;
-    await clearFaults(t.gateway);
+    const broken = await breakUpload(t.gateway, uri(base), file);
     assert.ok(broken?.interrupted, 'the upload stopped with parts kept');
     assert.equal(broken.files, 0);
     assert.equal(broken.interrupted.partsTotal, partsTotal);

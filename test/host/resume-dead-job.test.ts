@@ -12,22 +12,13 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../src/core/client';
 import type { FirecrestUri } from '../../src/core/uri';
-import { gatewayOnly, target, type GatewayInfo } from '../support/target';
-import { clearFaults, setFault, statsOf } from './fs-gateway';
-import { waitFor } from './support/extension';
+import { gatewayOnly, target } from '../support/target';
+import { breakUpload, clearFaults, setSettings } from './fs-gateway';
 import { connectWithScratchFolder, vscodeUri } from './support/scratch';
 
 const PROFILE = 'resume-dead-job-test';
 const MiB = 1024 * 1024;
 const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
-
-async function settings(gw: GatewayInfo | undefined, body: Record<string, number>): Promise<void> {
-  if (!gw?.admin || !gw.adminToken) return;
-  const res = await fetch(`${gw.admin.replace(/\/+$/, '')}/settings`, { method: 'PUT', headers: { authorization: `Bearer ${gw.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (!res.ok) throw new Error(`PUT settings: HTTP ${res.status}`);
-}
-
-interface Summary { files: number; interrupted?: { local: string; remote: string; partsDone: number; partsTotal: number } }
 
 /** The unfinished transfer job whose script writes `path` (only that one: the scheduler is shared). */
 async function transferJobOf(client: FirecrestClient, system: string, path: string): Promise<string> {
@@ -50,32 +41,22 @@ describe('Resume Interrupted Upload… after its transfer job ended', function (
     if (gatewayOnly()) this.skip();
     ({ client, base } = await connectWithScratchFolder(PROFILE, 'resume-dead'));
     local = mkdtempSync(join(tmpdir(), 'f7t-resume-dead-'));
-    await settings(t.gateway, { maxPartSize: MiB });
+    await setSettings(t.gateway, { maxPartSize: MiB });
   });
 
   after(async () => {
     await clearFaults(t.gateway).catch(() => undefined);
-    await settings(t.gateway, { maxPartSize: 2147483648 }).catch(() => undefined);
+    await setSettings(t.gateway, { maxPartSize: 2147483648 }).catch(() => undefined);
     if (base) await vscode.workspace.fs.delete(vscodeUri(base), { recursive: true }).then(undefined, () => undefined);
     if (local) rmSync(local, { recursive: true, force: true });
     await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
   });
 
   it('uploads afresh, says so, and the file arrives verified and byte-identical', async () => {
-    const stats = statsOf(t.gateway);
-    assert.ok(stats);
     const file = join(local, 'dead.bin');
     const data = randomBytes(12 * MiB + 5);
     writeFileSync(file, data);
-    // Slow parts: the first ten (the parallelism) arrive, then every later PUT is dropped.
-    const latency = { rate: 1, ms: 3000, minMs: 3000, match: '^PUT /s3/' };
-    await setFault(t.gateway, { latency });
-    await stats.reset();
-    const running = vscode.commands.executeCommand<Summary>('firecrest.files.upload', vscodeUri(base), { localPaths: [file], replace: true });
-    await waitFor('ten part PUTs', async () => (await stats.count(/^PUT \/s3\//)) >= 10, 60_000);
-    await setFault(t.gateway, { latency, dropBefore: { next: 1000, match: '^PUT /s3/' } });
-    const broken = await running;
-    await clearFaults(t.gateway);
+    const broken = await breakUpload(t.gateway, vscodeUri(base), file);
     assert.ok(broken?.interrupted, 'the upload stopped with parts kept');
 
     const remotePath = base.joinPath('dead.bin').path;
