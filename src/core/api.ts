@@ -51,6 +51,12 @@ export interface JobListOptions extends CallOptions {
   name?: string;
   /** v2 >= 2.5.7: look-back for finished jobs. */
   timeWindow?: '1h' | '8h' | '24h' | '3d' | '7d';
+  /**
+   * Answer with what is known now, and call this once a later listing will show more. On v1 the
+   * finished jobs of the look-back window take a few accounting requests; a view lists the queue at
+   * once and lists again when they arrived. Without it the listing waits for them.
+   */
+  onMore?: () => void;
 }
 
 export interface AccountingQuery extends CallOptions {

@@ -83,6 +83,33 @@ void describe('v1 recent jobs', () => {
     await assert.rejects(cancelled.merge('s', [], { signal: ac.signal }), CancelledError);
   });
 
+  void it('with onMore, answers with the queue at once and calls back once the window arrived; the next listing shows it', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let windows = 0;
+    const recent = new RecentJobs({
+      recent: async () => {
+        windows++;
+        await gate;
+        return [job('10', 'COMPLETED', true, { endTime: Date.now() / 1000 - 60, exitCode: 0 })];
+      },
+      finished: async (_m, ids) => ids.map((id) => job(id, 'COMPLETED', true)),
+    });
+    let more = 0;
+    const early = { onMore: () => more++ };
+    assert.deepEqual((await recent.merge('s', [job('12', 'RUNNING', false)], early)).map((j) => j.id), ['12'], 'the queue, without waiting');
+    assert.deepEqual((await recent.merge('s', [job('12', 'RUNNING', false)], { onMore: () => more++ })).map((j) => j.id), ['12']);
+    assert.equal(windows, 1, 'one window request for both listings');
+    assert.equal(more, 0);
+    release();
+    await gate;
+    await new Promise((r) => setImmediate(r));
+    assert.equal(more, 2, 'each early listing is told');
+    assert.deepEqual((await recent.merge('s', [job('12', 'RUNNING', false)], early)).map((j) => [j.id, j.exitCode]), [['12', undefined], ['10', 0]]);
+    assert.deepEqual((await recent.merge('s', [job('12', 'RUNNING', false)], early)).map((j) => j.id), ['12', '10'], 'kept by the later listings');
+    assert.equal(windows, 1);
+  });
+
   void it('merges the finished jobs it saw queued or submitted, asking sacct by id only when that set changes or 30 s passed', async () => {
     let now = 1_000_000_000_000;
     const asked: string[][] = [];

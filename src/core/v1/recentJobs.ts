@@ -28,8 +28,10 @@ interface Tracked {
   lagging: Map<string, number>;
   /** The longest window (s) whose jobs were asked for; the request in flight; when one last failed. */
   seeded: number;
-  seeding?: { windowS: number; answer: Promise<Job[]> };
+  seeding?: { windowS: number; answer: Promise<Job[]>; waiters: Set<() => void> };
   seedFailedAt?: number;
+  /** The window's answer that came after listings went on without it (`onMore`): the next listing merges it. */
+  ready?: Job[];
 }
 
 /** `finished(machine, ids, o)`: the accounting records of those jobs. `recent(machine, startTime, count, o)`: the newest `count` of the user's jobs in sacct since `startTime` (epoch s), oldest first. */
@@ -58,20 +60,36 @@ export class RecentJobs {
    * queue and the jobs already tracked; the window is asked for again a minute later.
    */
   private async seed(machine: string, t: Tracked, o: JobListOptions): Promise<Job[] | undefined> {
+    if (t.ready) {
+      const ready = t.ready;
+      t.ready = undefined;
+      return ready;
+    }
     const windowS = WINDOW_S[o.timeWindow ?? '24h'];
     if (t.seeded >= windowS) return undefined;
     if (t.seedFailedAt !== undefined && this.now() - t.seedFailedAt < SEED_RETRY_MS) return undefined;
     if (!t.seeding || t.seeding.windowS < windowS) {
-      const pending = { windowS, answer: this.source.recent(machine, Math.floor(this.now() / 1000) - windowS, MAX_IDS, o) };
+      // Its own signal: a listing that answered early (onMore) may be long settled when this ends.
+      const asked = o.onMore ? { ...o, signal: undefined } : o;
+      const pending = { windowS, answer: this.source.recent(machine, Math.floor(this.now() / 1000) - windowS, MAX_IDS, asked), waiters: new Set<() => void>() };
       t.seeding = pending;
-      pending.answer.then(() => {
+      pending.answer.then((jobs) => {
         t.seeded = Math.max(t.seeded, windowS);
         t.seedFailedAt = undefined;
+        if (pending.waiters.size > 0) {
+          t.ready = jobs;
+          for (const waiter of pending.waiters) waiter();
+        }
       }, (e: unknown) => {
         if (!isCancellation(e)) t.seedFailedAt = this.now();
       }).finally(() => {
         if (t.seeding === pending) t.seeding = undefined;
       }).catch(() => undefined);
+    }
+    if (o.onMore) {
+      // Answer with the queue and the jobs already known; the window's jobs come with a later listing.
+      t.seeding.waiters.add(o.onMore);
+      return undefined;
     }
     try {
       return await t.seeding.answer;

@@ -46,8 +46,11 @@ export class JobsModel implements vscode.Disposable {
   private readonly ownUser = new Map<string, string>();
   private readonly _onDidChange = new vscode.EventEmitter<void>();
   private readonly _onDidFinish = new vscode.EventEmitter<{ ref: JobRef; job: Job }>();
+  private readonly _onDidLearnMore = new vscode.EventEmitter<void>();
   readonly onDidChange = this._onDidChange.event;
   readonly onDidFinish = this._onDidFinish.event;
+  /** A listing answered early and the server now has more to show (v1: the window's finished jobs): load again. */
+  readonly onDidLearnMore = this._onDidLearnMore.event;
   allUsers = false;
   filter: JobsFilter = {};
   lastUpdated: Date | undefined;
@@ -86,7 +89,7 @@ export class JobsModel implements vscode.Disposable {
         entry.systems = await Promise.all(
           systems.map(async (s): Promise<SystemJobs> => {
             try {
-              const jobs = await client.jobs(s.name, { allUsers: this.allUsers, account: this.filter.account || undefined, signal });
+              const jobs = await client.jobs(s.name, { allUsers: this.allUsers, account: this.filter.account || undefined, signal, onMore: () => this._onDidLearnMore.fire() });
               return this.withGroups({ profile, system: s.name, jobs: this.applyFilter(jobs) });
             } catch (e) {
               if (e instanceof RateLimitedError) rateLimited = e;
@@ -186,6 +189,7 @@ export class JobsModel implements vscode.Disposable {
   dispose(): void {
     this._onDidChange.dispose();
     this._onDidFinish.dispose();
+    this._onDidLearnMore.dispose();
   }
 }
 

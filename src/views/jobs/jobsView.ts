@@ -47,6 +47,8 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
       this.view.onDidChangeVisibility((e) => this.scheduler.setVisible(e.visible)),
       onConnectionsChanged(services.connections, () => this.scheduler.request('connection')),
       this.model.onDidFinish(({ ref, job }) => this.notifyFinished(ref, job)),
+      // The queue is shown at once; what took longer (v1 accounting) comes with the next listing.
+      this.model.onDidLearnMore(() => this.scheduler.request('timer')),
       this._onDidRefresh,
     );
     this.scheduler.setVisible(this.view.visible);
