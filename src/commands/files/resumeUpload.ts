@@ -56,11 +56,9 @@ export function registerResumeUpload(deps: ResumeUploadDeps): vscode.Disposable 
     }
     const client = await deps.connections.client(target.profile);
     try {
-      const outcome = await uploadOne(deps, client, which.local, target);
-      const { result } = outcome;
+      // A dead transfer job (or expired URLs) makes the client start afresh: uploadOne then counts no kept part.
+      const { result, resumedParts } = await uploadOne(deps, client, which.local, target);
       const { restarted } = result;
-      // A dead transfer job (or expired URLs) made the client start a fresh staged upload: no part was kept.
-      const resumedParts = restarted === undefined ? outcome.resumedParts : 0;
       const how = restarted === undefined ? `${resumedParts} part(s) kept` : `sent afresh because the interrupted upload could not be reused (${restarted})`;
       deps.log.info(`Resumed upload of ${which.local} to ${target.toString()}: ${how}, ${result.bytes} bytes, SHA-256 ${result.verified ? 'verified' : `not verified: ${result.note ?? ''}`}`);
       deps.hooks.refresh(toVscodeUri(target), true);

@@ -91,17 +91,13 @@ export class S3Http {
    * goes to undici as it is (undici asks for the next chunk once the socket took the last one: see
    * `UploadSource.chunks`); it is ended (`return()`, which closes its file) when the request is over.
    */
-  async putPart(url: string, body: Readable | AsyncGenerator<Uint8Array, void, undefined>, length: number, signal: AbortSignal | undefined, what: string): Promise<string> {
+  async putPart(url: string, body: AsyncGenerator<Uint8Array, void, undefined>, length: number, signal: AbortSignal | undefined, what: string): Promise<string> {
     let res;
     try {
       res = await this.send('PUT', url, { 'content-length': String(length), 'content-type': 'application/octet-stream' }, body, signal, what);
     } finally {
       // A refused or dropped part leaves its reader open: close the file now, not at GC.
-      if (body instanceof Readable) {
-        if (!body.readableEnded) body.destroy();
-      } else {
-        await body.return(undefined).catch(() => undefined);
-      }
+      await body.return(undefined).catch(() => undefined);
     }
     const text = await res.body.text();
     if (res.statusCode >= 300) throw typed(res.statusCode, text, what);
