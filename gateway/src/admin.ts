@@ -22,7 +22,7 @@ export interface AdminDeps {
   health: Pick<HealthChecker, 'refresh' | 'get'>;
 }
 
-const SETTINGS = ['tokenLifetimeSeconds', 'maxOpsFileSize', 'commandTimeoutSeconds', 'maxPartSize', 'stagingTtlSeconds'] as const;
+const SETTINGS = ['tokenLifetimeSeconds', 'maxOpsFileSize', 'commandTimeoutSeconds', 'maxPartSize', 'stagingTtlSeconds', 'maxExtractBytes', 'maxStagingBytesPerUser'] as const;
 
 function sameToken(given: string, expected: string): boolean {
   const a = Buffer.from(given);
@@ -39,6 +39,8 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promis
     commandTimeoutSeconds: settings.commandTimeoutSeconds,
     maxPartSize: settings.maxPartSize,
     stagingTtlSeconds: settings.stagingTtlSeconds,
+    maxExtractBytes: settings.maxExtractBytes,
+    maxStagingBytesPerUser: settings.maxStagingBytesPerUser,
   });
 
   app.addHook('onRequest', async (req, reply) => {
@@ -77,6 +79,8 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promis
     if (n.commandTimeoutSeconds !== undefined) settings.commandTimeoutSeconds = n.commandTimeoutSeconds;
     if (n.maxPartSize !== undefined) settings.maxPartSize = n.maxPartSize;
     if (n.stagingTtlSeconds !== undefined) settings.stagingTtlSeconds = n.stagingTtlSeconds;
+    if (n.maxExtractBytes !== undefined) settings.maxExtractBytes = n.maxExtractBytes;
+    if (n.maxStagingBytesPerUser !== undefined) settings.maxStagingBytesPerUser = n.maxStagingBytesPerUser;
     return current();
   });
 

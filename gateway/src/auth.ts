@@ -28,7 +28,7 @@ export interface IssuedToken {
 
 export class TokenService {
   /** Verified tokens -> username and expiry, so a busy client does not pay an RSA check per call. */
-  private readonly cache = new Map<string, { username: string; exp: number | undefined; jti?: string }>();
+  private readonly cache = new Map<string, { username: string; exp: number; jti?: string }>();
   /** Token ids issued by this run and not yet expired early; `expireIssued()` moves them to `expiredEarly`. */
   private readonly issued = new Set<string>();
   private readonly expiredEarly = new Set<string>();
@@ -93,13 +93,11 @@ export class TokenService {
     }
     const fail = (message: string): ApiError => new ApiError(401, message, { headers: { 'auth-token': token } });
     if (entry.jti !== undefined && this.expiredEarly.has(entry.jti)) throw fail('Access token expired');
-    if (entry.exp !== undefined) {
-      if (entry.exp <= now) {
-        this.cache.delete(token);
-        throw fail('Access token expired');
-      }
-      if (entry.exp - now < MIN_TOKEN_TTL) throw fail(`Access token expires too soon (less than ${MIN_TOKEN_TTL}s remaining).`);
+    if (entry.exp <= now) {
+      this.cache.delete(token);
+      throw fail('Access token expired');
     }
+    if (entry.exp - now < MIN_TOKEN_TTL) throw fail(`Access token expires too soon (less than ${MIN_TOKEN_TTL}s remaining).`);
     if (!entry.username) throw new ApiError(400, "Authentication token 'preferred_username' claim is missing");
     return entry.username;
   }
@@ -116,7 +114,7 @@ export class TokenService {
     return n;
   }
 
-  private async verifySignature(token: string): Promise<{ username: string; exp: number | undefined; jti?: string }> {
+  private async verifySignature(token: string): Promise<{ username: string; exp: number; jti?: string }> {
     const fail = (message: string): ApiError => new ApiError(401, message, { headers: { 'auth-token': token } });
     let kid: string | undefined;
     try {
@@ -126,9 +124,10 @@ export class TokenService {
     }
     if (kid !== undefined && kid !== this.kid) throw fail("Token's public key not found.");
     try {
-      const { payload } = await this.jose.jwtVerify(token, this.publicKey, { algorithms: ['RS256'] });
+      // A token from another issuer, or one that never expires, is not one of ours: both are refused.
+      const { payload } = await this.jose.jwtVerify(token, this.publicKey, { algorithms: ['RS256'], issuer: this.issuer, requiredClaims: ['exp', 'iss'] });
       const username = typeof payload.preferred_username === 'string' ? payload.preferred_username : '';
-      return { username, exp: payload.exp, jti: typeof payload.jti === 'string' ? payload.jti : undefined };
+      return { username, exp: payload.exp ?? 0, jti: typeof payload.jti === 'string' ? payload.jti : undefined };
     } catch (e) {
       if (e instanceof this.jose.errors.JWTExpired) throw fail('Access token expired');
       throw fail('Access token is invalid.');

@@ -33,6 +33,12 @@ export interface GatewayConfig {
   maxPartSize: number;
   /** Lifetime of presigned staging URLs, seconds. */
   stagingTtlSeconds: number;
+  /** Bytes an archive may expand to when extracted (a gzip bomb stops here, before anything is written). */
+  maxExtractBytes: number;
+  /** Bytes of staged (not yet transferred) uploads one user may hold in the staging area. */
+  maxStagingBytesPerUser: number;
+  /** Users besides root who may update or delete any reservation; others only their own. */
+  reservationAdmins: string[];
   appVersion: string;
   /** Seconds between background health probes (`probing.intervalCheck`). */
   healthIntervalSeconds: number;
@@ -59,6 +65,9 @@ export function defaultConfig(now = Math.floor(Date.now() / 1000)): GatewayConfi
     commandTimeoutSeconds: 5,
     maxPartSize: 2147483648,
     stagingTtlSeconds: 604800,
+    maxExtractBytes: 1073741824,
+    maxStagingBytesPerUser: 68719476736,
+    reservationAdmins: [],
     appVersion: '2.5.6',
     healthIntervalSeconds: 120,
     local: {

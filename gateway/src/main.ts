@@ -114,6 +114,9 @@ async function main(): Promise<void> {
     stateDir: args.stateDir,
     maxPartSize: config.maxPartSize,
     stagingTtlSeconds: config.stagingTtlSeconds,
+    maxExtractBytes: config.maxExtractBytes,
+    maxStagingBytesPerUser: config.maxStagingBytesPerUser,
+    reservationAdmins: config.reservationAdmins,
   };
   const health = new HealthChecker(systems, probeUser, config.healthIntervalSeconds);
   const adminToken = randomBytes(24).toString('base64url');

@@ -42,6 +42,9 @@ export interface ServerDeps {
   verbose: boolean;
 }
 
+/** Headers of a request must have arrived within this long after its first byte. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+
 /** The API prefixes fault switches apply to (not the token endpoint, not /_admin). */
 const FAULTY = /^\/(v1|v2|s3)(\/|$)/;
 
@@ -114,7 +117,16 @@ function v2Api(deps: ServerDeps, index: RouteIndex) {
 
 export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const index = new RouteIndex();
-  const app = Fastify({ logger: false, rewriteUrl: lowerCaseV2, forceCloseConnections: true, return503OnClosing: false });
+  const app = Fastify({
+    logger: false, rewriteUrl: lowerCaseV2, forceCloseConnections: true, return503OnClosing: false,
+    // A client that trickles its headers, or stalls mid-body, does not hold a connection for long:
+    // headers must be complete within 10 s, a socket idle for 2 minutes is closed (longer than the
+    // 72 s keep-alive, so an idle pooled connection is closed by keep-alive first, never mid-reuse),
+    // and a whole request (a 2 GiB staged part included) must arrive within 30 minutes.
+    http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: 1000 },
+    connectionTimeout: 120_000,
+    requestTimeout: 30 * 60_000,
+  });
   app.addHook('onRoute', (route) => index.add(route));
   app.server.on('connection', () => deps.stats.countConnection());
 

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClientConfig } from './config';
+import { systemEnv, systemProgram } from './exec';
 import type { UnixUser } from './users';
 
 export interface ResolvedClient {
@@ -27,7 +28,7 @@ export interface UserTable {
 export const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 
 function run(cmd: string, args: string[]): string {
-  return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  return execFileSync(systemProgram(cmd), args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: systemEnv() }).trim();
 }
 
 function userExists(name: string): boolean {

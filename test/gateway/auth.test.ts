@@ -103,7 +103,8 @@ void describe('bearer checks', () => {
       const stored = JSON.parse(readFileSync(join(gw().stateDir ?? '', 'jwt-keys.json'), 'utf8')) as { kid: string; privateJwk: Record<string, unknown> };
       const key = await jose.importJWK(stored.privateJwk, 'RS256');
       const now = Math.floor(Date.now() / 1000);
-      const jwt = await new jose.SignJWT({ azp: 'x' }).setProtectedHeader({ alg: 'RS256', kid: stored.kid }).setIssuedAt(now).setExpirationTime(now + 300).sign(key);
+      const iss = String(jose.decodeJwt(await token()).iss);
+      const jwt = await new jose.SignJWT({ azp: 'x' }).setProtectedHeader({ alg: 'RS256', kid: stored.kid }).setIssuer(iss).setIssuedAt(now).setExpirationTime(now + 300).sign(key);
       const r = await api('/status/systems', { auth: `Bearer ${jwt}` });
       assert.equal(r.status, 400);
       assert.equal(r.body.message, "Authentication token 'preferred_username' claim is missing");

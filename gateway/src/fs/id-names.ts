@@ -5,6 +5,7 @@
  * in `ls`.
  */
 import { execFile } from 'node:child_process';
+import { systemEnv, systemProgram } from '../exec';
 
 const TTL_MS = 60_000;
 
@@ -18,7 +19,7 @@ interface Cached {
 function getent(db: Db, ids: string[]): Promise<string> {
   // Exit status 2 only says that some keys were not found; the others are still printed.
   return new Promise((resolve) => {
-    execFile('getent', [db, ...ids], { encoding: 'utf8', timeout: 5000 }, (_err, stdout) => resolve(stdout ?? ''));
+    execFile(systemProgram('getent'), [db, ...ids], { encoding: 'utf8', timeout: 5000, env: systemEnv() }, (_err, stdout) => resolve(stdout ?? ''));
   });
 }
 

@@ -41,7 +41,15 @@ export function ingressScript(s: IngressScript): string {
     '    sleep 1',
     'done',
     'is_dir',
-    'if ! curl -sS -f -o "$target" "$url"; then echo "Unable to download the staged object to $target" >&2; exit 5; fi',
+    // Into a temporary name next to the target, renamed over it once whole: a job killed mid-way
+    // (or a dropped connection) leaves the old file, never a part of the new one.
+    'tmp=$(mktemp -p "$(dirname -- "$target")" ".$(basename -- "$target").f7t-XXXXXX") || { echo "Cannot write to $target" >&2; exit 5; }',
+    'trap \'rm -f -- "$tmp"\' EXIT',
+    'if ! curl -sS -f -o "$tmp" "$url"; then echo "Unable to download the staged object to $target" >&2; exit 5; fi',
+    '[ -e "$target" ] && chmod --reference="$target" -- "$tmp" 2>/dev/null',
+    '[ -e "$target" ] || chmod "$(printf %o $(( 0666 & ~0$(umask) )))" -- "$tmp"',
+    'mv -f -- "$tmp" "$target" || { echo "Unable to move the staged object to $target" >&2; exit 5; }',
+    'trap - EXIT',
     'size=$(stat -c %s -- "$target")',
     'curl -s -o /dev/null -X DELETE "$del" || true',
     'echo "File was successfully downloaded (size: $(awk -v s="$size" \'BEGIN { printf "%.2f", s / 1048576 }\')MB)"',

@@ -40,7 +40,33 @@ export function compressArgv(spec: CompressSpec): string[] {
   return ['tar', ...deref, `-c${FLAGS[spec.compression]}f`, spec.targetPath, '-C', dir, '--', base];
 }
 
-/** argv that unpacks the archive `sourcePath` into the directory `targetPath`. */
-export function extractArgv(sourcePath: string, targetPath: string, compression: Compression): string[] {
-  return ['tar', `-x${FLAGS[compression]}f`, sourcePath, '-C', targetPath];
+// Counts what the archive expands to (stopping one byte past the cap) before tar writes anything,
+// so a small archive that unpacks to gigabytes (a "gzip bomb") is refused with nothing written.
+const EXTRACT_PROGRAM = [
+  'src=$1; dir=$2; z=$3; cap=$4',
+  'case $z in z) d="gzip -dc";; j) d="bzip2 -dc";; J) d="xz -dc";; *) d="cat";; esac',
+  'n=$($d -- "$src" 2>/dev/null | head -c "$((cap + 1))" | wc -c)',
+  'if [ "$n" -gt "$cap" ]; then echo "tar: $src expands to more than $cap bytes, this server\'s limit for an extraction: nothing was extracted" >&2; exit 2; fi',
+  'exec tar "-x${z}f" "$src" -C "$dir"',
+].join('\n');
+
+// unzip lists the sizes it will write (and checks them as it writes): the total is refused past the cap.
+const UNZIP_PROGRAM = [
+  'src=$1; dir=$2; cap=$3',
+  'n=$(unzip -l -- "$src" 2>/dev/null | tail -n 1 | awk \'{ print $1 + 0 }\')',
+  'if [ "${n:-0}" -gt "$cap" ]; then echo "unzip: $src expands to more than $cap bytes, this server\'s limit for an extraction: nothing was extracted" >&2; exit 2; fi',
+  'exec unzip -o "$src" -d "$dir"',
+].join('\n');
+
+/** argv that unzips `sourcePath` into `targetPath`, refusing an archive larger than `maxBytes` once unpacked. */
+export function unzipArgv(sourcePath: string, targetPath: string, maxBytes: number): string[] {
+  return ['bash', '-c', UNZIP_PROGRAM, 'unzip', sourcePath, targetPath, String(maxBytes)];
+}
+
+/**
+ * argv that unpacks the archive `sourcePath` into the directory `targetPath`, refusing (exit 2,
+ * nothing written) an archive whose content exceeds `maxBytes`.
+ */
+export function extractArgv(sourcePath: string, targetPath: string, compression: Compression, maxBytes: number): string[] {
+  return ['bash', '-c', EXTRACT_PROGRAM, 'extract', sourcePath, targetPath, FLAGS[compression], String(maxBytes)];
 }

@@ -5,11 +5,11 @@
  * ownership and permissions). Every path is passed as a positional argument, never spliced into
  * shell text.
  */
-import { spawn } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { asUserPrefix, userEnv } from '../exec';
+import type { ChildProcess } from 'node:child_process';
+import { launch } from '../exec';
 import type { UnixUser } from '../users';
 
 export interface JobExit {
@@ -58,6 +58,37 @@ function procStart(pid: number): string | null {
   }
 }
 
+const SPOOL_PREFIX = 'f7t-spool-';
+const OWNER_FILE = '.owner';
+
+/** Removes the spool roots whose gateway is gone (no owner file, or its pid now runs something else). */
+export function sweepDeadSpools(dir = tmpdir()): string[] {
+  const swept: string[] = [];
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(SPOOL_PREFIX)) continue;
+    const root = join(dir, name);
+    let owner: string;
+    try {
+      owner = readFileSync(join(root, OWNER_FILE), 'utf8');
+    } catch {
+      // Written right after the root is made: a root without one is old (or being made this
+      // instant by another gateway), so only roots older than a minute go.
+      try {
+        if (Date.now() - statSync(root).mtimeMs < 60_000) continue;
+      } catch {
+        continue;
+      }
+      owner = '';
+    }
+    const [pid, start] = owner.split(' ');
+    const alive = pid !== undefined && /^\d+$/.test(pid) && !!start && procStart(Number(pid)) === start;
+    if (alive) continue;
+    rmSync(root, { recursive: true, force: true });
+    swept.push(root);
+  }
+  return swept;
+}
+
 /** Sends `signal` to a whole process group; a group that is already gone is fine. */
 export function killGroup(pid: number, signal: NodeJS.Signals): void {
   try {
@@ -70,10 +101,16 @@ export function killGroup(pid: number, signal: NodeJS.Signals): void {
 export class JobRunner {
   private spoolRoot: string | null = null;
 
-  /** Creates the spool root: traversable by every user, listable by none. */
+  /**
+   * Creates the spool root: traversable by every user, listable by none. Spool roots of gateways
+   * that died without closing theirs (kill -9) are swept first; each root names its owner (pid and
+   * process start time), so a live gateway's spool is never touched.
+   */
   open(): void {
-    this.spoolRoot = mkdtempSync(join(tmpdir(), 'f7t-spool-'));
+    sweepDeadSpools();
+    this.spoolRoot = mkdtempSync(join(tmpdir(), SPOOL_PREFIX));
     chmodSync(this.spoolRoot, 0o711);
+    writeFileSync(join(this.spoolRoot, OWNER_FILE), `${process.pid} ${procStart(process.pid) ?? ''}`, { mode: 0o600 });
   }
 
   close(): void {
@@ -96,18 +133,21 @@ export class JobRunner {
       chownSync(dir, spec.user.uid, spec.user.gid);
       chownSync(script, spec.user.uid, spec.user.gid);
     }
-    const argv = [...asUserPrefix(spec.user), 'bash', '-c', WRAPPER, 'slurm_script',
-      spec.stdout, spec.stderr, spec.stdin, spec.workingDirectory, script];
-    const child = spawn(argv[0], argv.slice(1), {
-      cwd: '/',
-      env: userEnv(spec.user, spec.env),
-      detached: true,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    // The job's variables (a PATH of the user's included) are set by `env` after the drop.
+    const argv = ['bash', '-c', WRAPPER, 'slurm_script', spec.stdout, spec.stderr, spec.stdin, spec.workingDirectory, script];
+    let child: ChildProcess;
+    try {
+      child = launch(spec.user, argv, { cwd: '/', env: spec.env, detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+    } catch (e) {
+      // A job restored from an older state file with a variable no shell can export.
+      rmSync(dir, { recursive: true, force: true });
+      onWrapperError((e as Error).message);
+      return { pid: -1, pidStart: null, exited: Promise.resolve({ exitCode: 1, signal: null }) };
+    }
     const pid = child.pid ?? -1;
     const pidStart = pid > 0 ? procStart(pid) : null;
     let errText = '';
-    child.stderr.on('data', (b: Buffer) => { if (errText.length < 4096) errText += b.toString(); });
+    child.stderr?.on('data', (b: Buffer) => { if (errText.length < 4096) errText += b.toString(); });
     const exited = new Promise<JobExit>((resolve) => {
       let done = false;
       const finish = (res: JobExit): void => {

@@ -10,7 +10,7 @@ import { runAs } from '../exec';
 import type { UnixUser } from '../users';
 import { expandPattern, parseDirectives, parseTimeLimit } from './local-directives';
 import type { LocalJob, LocalReservation } from './local-state';
-import { SchedulerError, type JobSpec } from './types';
+import { SchedulerError, checkJobEnv, type JobSpec } from './types';
 
 export interface SubmitContext {
   partitions: { name: string; isDefault: boolean; maxTimeSeconds: number | null }[];
@@ -55,6 +55,7 @@ export type Submission = Omit<LocalJob, 'id' | 'stdout' | 'stderr' | 'stdin'> & 
 
 /** Validates a submission and resolves everything except the id-dependent output paths. */
 export async function resolveSubmission(user: UnixUser, spec: JobSpec, ctx: SubmitContext, now: number): Promise<Submission> {
+  checkJobEnv(spec.env);
   let script: string;
   if (spec.script !== undefined && spec.script !== '') script = spec.script;
   else if (spec.scriptPath) script = await readScriptAs(user, spec.scriptPath);

@@ -2,7 +2,7 @@
  * The `sbatch` command line for a v2 job description, and reading its answer.
  */
 import type { JobSpec } from './types';
-import { SchedulerError } from './types';
+import { SchedulerError, checkJobEnv } from './types';
 
 export interface SbatchCall {
   argv: string[];
@@ -10,8 +10,6 @@ export interface SbatchCall {
   env: Record<string, string>;
   stdin?: string;
 }
-
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
  * `--export=ALL,K=V,...` cannot carry a value containing a comma or a quote: sbatch splits the
@@ -34,8 +32,8 @@ export function sbatchCall(spec: JobSpec): SbatchCall {
 
   const exports = ['ALL'];
   const env: Record<string, string> = {};
+  checkJobEnv(spec.env);
   for (const [k, v] of Object.entries(spec.env)) {
-    if (!NAME.test(k)) throw new SchedulerError(`Invalid environment variable name: ${k}`, 400);
     if (/[,"'\n]/.test(v)) {
       env[k] = v;
       exports.push(k);

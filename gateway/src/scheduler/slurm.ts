@@ -3,8 +3,8 @@
  * gateway is root), the way FirecREST v2 runs them over SSH. Reservation management runs as the
  * gateway's own identity (root is a Slurm operator).
  */
-import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { systemSpawn } from '../exec';
 import type { UnixUser } from '../users';
 import type { SchedulerOptions } from './options';
 import { isFinalState, queryJobs } from './slurm-jobs';
@@ -217,11 +217,13 @@ export class SlurmScheduler implements Scheduler {
 /** True when a Slurm controller answers `sinfo` within a couple of seconds. */
 export function slurmAvailable(): Promise<boolean> {
   return new Promise((resolve) => {
-    const child = spawn('sinfo', ['-h', '-o', '%t'], {
-      stdio: 'ignore',
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-      timeout: 3000,
-    });
+    let child: ReturnType<typeof systemSpawn>;
+    try {
+      child = systemSpawn('sinfo', ['-h', '-o', '%t'], { stdio: 'ignore', timeout: 3000 });
+    } catch {
+      resolve(false);
+      return;
+    }
     child.on('error', () => resolve(false));
     child.on('close', (code) => resolve(code === 0));
   });

@@ -158,6 +158,17 @@ export class SchedulerError extends Error {
   }
 }
 
+/** Variable names sbatch exports (and a shell can read); the same refusal on every backend. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Refuses a job environment that no shell could export: a bad name, or a NUL in a value. */
+export function checkJobEnv(env: Record<string, string>): void {
+  for (const [k, v] of Object.entries(env)) {
+    if (!ENV_NAME.test(k)) throw new SchedulerError(`Invalid environment variable name: ${k}`, 400);
+    if (v.includes('\0')) throw new SchedulerError(`Invalid environment variable value: ${k}`, 400);
+  }
+}
+
 export interface Scheduler {
   readonly kind: 'slurm' | 'local';
   /** Cluster name as it appears in job records. */

@@ -6,7 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -46,6 +46,44 @@ export function parseCompleteXml(xml: string): CompletedPart[] {
   return parts;
 }
 
+/** What an upload was opened for: its declared total and the part size the client was told. */
+export interface UploadLimits {
+  size: number;
+  partSize: number;
+}
+
+interface UploadMeta {
+  bucket: string;
+  key: string;
+  size?: number;
+  partSize?: number;
+}
+
+const NO_UPLOAD = 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.';
+
+/** Sum of the sizes of the regular files below `dir` (0 when it does not exist). */
+async function bytesBelow(dir: string, accept: (name: string) => boolean = () => true): Promise<number> {
+  let total = 0;
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
+  for (const e of entries) {
+    if (!e.isFile() || !accept(e.name)) continue;
+    total += (await stat(join(e.parentPath, e.name)).catch(() => ({ size: 0 }))).size;
+  }
+  return total;
+}
+
+/** Counts a body's bytes and fails it (S3's refusal) the moment it passes `cap`. */
+function capped(cap: number, failure: () => S3Failure): Transform {
+  let size = 0;
+  return new Transform({
+    transform(chunk: Buffer, _e, done) {
+      size += chunk.length;
+      if (size > cap) done(failure());
+      else done(null, chunk);
+    },
+  });
+}
+
 /** The open multipart uploads of one staging store. */
 export class MultipartUploads {
   private readonly root: string;
@@ -59,35 +97,81 @@ export class MultipartUploads {
     return join(this.root, uploadId);
   }
 
-  /** Opens an upload of `bucket/key`; resolves its upload id. */
-  async create(bucket: string, key: string): Promise<string> {
+  /** Opens an upload of `bucket/key` of `limits.size` bytes in parts of `limits.partSize`; resolves its upload id. */
+  async create(bucket: string, key: string, limits: UploadLimits): Promise<string> {
     this.store.path(bucket, key); // validates bucket and key
     const uploadId = randomBytes(16).toString('hex');
     await mkdir(join(this.root, uploadId), { recursive: true, mode: 0o700 });
-    await writeFile(join(this.root, uploadId, 'upload.json'), JSON.stringify({ bucket, key, created: Date.now() }), { mode: 0o600 });
+    const meta = { bucket, key, created: Date.now(), size: limits.size, partSize: limits.partSize };
+    await writeFile(join(this.root, uploadId, 'upload.json'), JSON.stringify(meta), { mode: 0o600 });
     return uploadId;
+  }
+
+  private async meta(uploadId: string): Promise<UploadMeta> {
+    try {
+      return JSON.parse(await readFile(join(this.dir(uploadId), 'upload.json'), 'utf8')) as UploadMeta;
+    } catch (e) {
+      if (e instanceof S3Failure) throw e;
+      throw new S3Failure(404, 'NoSuchUpload', NO_UPLOAD);
+    }
   }
 
   /** The upload's object, checked against the URL it is addressed through (NoSuchUpload otherwise). */
   async check(uploadId: string, bucket: string, key: string): Promise<void> {
-    let meta: { bucket: string; key: string };
-    try {
-      meta = JSON.parse(await readFile(join(this.dir(uploadId), 'upload.json'), 'utf8')) as { bucket: string; key: string };
-    } catch (e) {
-      if (e instanceof S3Failure) throw e;
-      throw new S3Failure(404, 'NoSuchUpload', 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.');
-    }
+    const meta = await this.meta(uploadId);
     if (meta.bucket !== bucket || meta.key !== key) throw new S3Failure(404, 'NoSuchUpload', 'The specified upload does not exist for this key.');
   }
 
-  /** Streams one part to disk (a retried part replaces the earlier one); resolves its quoted ETag. */
-  async putPart(uploadId: string, partNumber: number, body: Readable): Promise<string> {
+  /**
+   * Bytes `bucket` holds in the staging area: its objects plus the parts of its open uploads (a
+   * part being replaced, `except`, is not counted).
+   */
+  async usedBy(bucket: string, except?: { uploadId: string; partNumber: number }): Promise<number> {
+    let total = await bytesBelow(join(this.store.root, 'objects', bucket));
+    for (const id of await readdir(this.root).catch(() => [] as string[])) {
+      if (!UPLOAD_ID.test(id)) continue;
+      const meta = await this.meta(id).catch(() => undefined);
+      if (meta?.bucket !== bucket) continue;
+      const skip = except?.uploadId === id ? `part-${except.partNumber}` : undefined;
+      total += await bytesBelow(join(this.root, id), (name) => name.startsWith('part-') && !name.endsWith('.etag') && name !== skip);
+    }
+    return total;
+  }
+
+  /**
+   * The most bytes part `partNumber` may hold: what remains of the declared size after the parts
+   * before it, at most the part size; EntityTooLarge (InvalidArgument past the last part) otherwise.
+   */
+  private partCap(meta: UploadMeta, partNumber: number): number {
+    if (meta.size === undefined || meta.partSize === undefined) return Number.POSITIVE_INFINITY;
+    const parts = Math.max(1, Math.ceil(meta.size / meta.partSize));
+    if (partNumber > parts) throw new S3Failure(400, 'InvalidArgument', `Part number ${partNumber} is past the last part (${parts}) of this ${meta.size}-byte upload.`);
+    return Math.min(meta.partSize, meta.size - (partNumber - 1) * meta.partSize);
+  }
+
+  /**
+   * Streams one part to disk (a retried part replaces the earlier one); resolves its quoted ETag.
+   * A part larger than its share of the declared size, or one that would take the bucket past
+   * `quota` bytes, is refused: before a byte is read when Content-Length says so, else the moment
+   * it grows past the limit.
+   */
+  async putPart(uploadId: string, partNumber: number, body: Readable, opts: { contentLength?: number; quota?: number } = {}): Promise<string> {
     const dir = this.dir(uploadId);
+    const meta = await this.meta(uploadId);
+    const partCap = this.partCap(meta, partNumber);
+    const tooLarge = (): S3Failure => new S3Failure(400, 'EntityTooLarge', `Your proposed upload exceeds the maximum allowed size: part ${partNumber} may hold at most ${partCap} bytes.`);
+    let room = Number.POSITIVE_INFINITY;
+    if (opts.quota !== undefined) room = Math.max(0, opts.quota - await this.usedBy(meta.bucket, { uploadId, partNumber }));
+    const overQuota = (): S3Failure => new S3Failure(403, 'QuotaExceeded', `The staging area quota of ${opts.quota ?? 0} bytes per user would be exceeded: finish or abort other uploads first.`);
+    if (opts.contentLength !== undefined) {
+      if (opts.contentLength > partCap) throw tooLarge();
+      if (opts.contentLength > room) throw overQuota();
+    }
     const temp = join(dir, `.${partNumber}.${randomBytes(6).toString('hex')}`);
     const md5 = createHash('md5');
     const hash = new Transform({ transform(chunk: Buffer, _e, done) { md5.update(chunk); done(null, chunk); } });
     try {
-      await pipeline(body, hash, createWriteStream(temp, { mode: 0o600 }));
+      await pipeline(body, capped(partCap, tooLarge), capped(room, overQuota), hash, createWriteStream(temp, { mode: 0o600 }));
       const etag = `"${md5.digest('hex')}"`;
       await rename(temp, join(dir, `part-${partNumber}`));
       await writeFile(join(dir, `part-${partNumber}.etag`), etag);

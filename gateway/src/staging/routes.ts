@@ -14,6 +14,8 @@ import { stagingWriteRoutes } from './write-routes';
 export interface StagingDeps {
   store: ObjectStore;
   signer: Signer;
+  /** Bytes one user (bucket) may hold in the staging area. */
+  quotaBytes: () => number;
 }
 
 export { s3Error };

@@ -78,6 +78,27 @@ export class StagingSweeper {
     return result;
   }
 
+  /**
+   * What a gateway killed mid-write left behind: every temporary object file and every half-written
+   * part (`.<n>.<random>` in an upload's folder). Run once at start, before this process writes any.
+   */
+  async sweepLeftovers(): Promise<number> {
+    let removed = 0;
+    for (const name of await names(join(this.root, 'tmp'))) {
+      await rm(join(this.root, 'tmp', name), { force: true });
+      removed++;
+    }
+    const multipart = join(this.root, 'multipart');
+    for (const id of await names(multipart)) {
+      for (const name of await names(join(multipart, id))) {
+        if (!name.startsWith('.')) continue;
+        await rm(join(multipart, id, name), { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+
   /** Starts sweeping in the background (the timer never keeps the process alive). */
   start(): void {
     if (this.timer) return;

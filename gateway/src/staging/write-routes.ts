@@ -68,14 +68,22 @@ export async function stagingWriteRoutes(app: FastifyInstance, deps: StagingDeps
 
   app.put<{ Params: { bucket: string; '*': string } }>('/:bucket/*', guard(async (req, reply, at) => {
     const { uploadId, partNumber } = at.query;
+    const declared = req.headers['content-length'] === undefined ? undefined : Number(req.headers['content-length']);
+    const contentLength = declared !== undefined && Number.isFinite(declared) ? declared : undefined;
     if (uploadId === undefined && partNumber === undefined) {
-      const obj = await deps.store.put(at.bucket, at.key, req.raw);
+      // PutObject (the download jobs): within what remains of the user's staging quota.
+      const room = Math.max(0, deps.quotaBytes() - await uploads.usedBy(at.bucket));
+      const overQuota = new S3Failure(403, 'QuotaExceeded', `The staging area quota of ${deps.quotaBytes()} bytes per user would be exceeded.`);
+      if (contentLength !== undefined && contentLength > room) throw overQuota;
+      const obj = await deps.store.put(at.bucket, at.key, req.raw, room).catch((e: unknown) => {
+        throw (e as { code?: string }).code === 'EntityTooLarge' ? overQuota : e;
+      });
       return reply.code(200).header('ETag', obj.etag).send();
     }
     const n = Number(partNumber);
     if (!Number.isInteger(n) || n < 1 || n > MAX_PARTS) throw new S3Failure(400, 'InvalidArgument', `Part number must be an integer between 1 and ${MAX_PARTS}, inclusive`);
     await uploads.check(uploadId ?? '', at.bucket, at.key);
-    const etag = await uploads.putPart(uploadId ?? '', n, req.raw);
+    const etag = await uploads.putPart(uploadId ?? '', n, req.raw, { contentLength, quota: deps.quotaBytes() });
     return reply.code(200).header('ETag', etag).send();
   }));
 

@@ -10,6 +10,7 @@ import type { UnixUser } from '../users';
 import type { GatewaySettings, SystemRuntime } from '../v2/context';
 import type { TaskStore } from './tasks';
 import { V1Error } from './errors';
+import type { ReservationOwners } from './reservation-owners';
 
 export interface V1Deps {
   settings: GatewaySettings;
@@ -19,6 +20,8 @@ export interface V1Deps {
   signer: Signer;
   /** Job id -> batch script path of jobs submitted through v1 (QueueJob `job_file`). */
   jobFiles: Map<string, string>;
+  /** Who may update or delete which reservation. */
+  reservationOwners: ReservationOwners;
 }
 
 /** Object-store limits the v1 parameters advertise (§2.3 defaults). */

@@ -23,6 +23,7 @@ import { taskRoutes } from './task-routes';
 import { TaskStore } from './tasks';
 import { utilitiesReadRoutes } from './utilities-read';
 import { utilitiesRoutes } from './utilities';
+import { ReservationOwners } from './reservation-owners';
 
 export interface V1ServerDeps {
   v2: V2Deps;
@@ -39,6 +40,7 @@ export async function registerV1(app: FastifyInstance, server: V1ServerDeps): Pr
     store: new ObjectStore(root),
     signer: Signer.load(root),
     jobFiles: new Map(),
+    reservationOwners: new ReservationOwners(server.v2.settings.stateDir, server.v2.settings.reservationAdmins),
   };
 
   await app.register(async (api) => {
@@ -68,5 +70,5 @@ export async function registerV1(app: FastifyInstance, server: V1ServerDeps): Pr
     await api.register(async (i) => reservationRoutes(i, deps), { prefix: '/reservations' });
   }, { prefix: '/v1' });
 
-  await app.register(async (s3) => stagingRoutes(s3, { store: deps.store, signer: deps.signer }), { prefix: '/s3' });
+  await app.register(async (s3) => stagingRoutes(s3, { store: deps.store, signer: deps.signer, quotaBytes: () => deps.settings.maxStagingBytesPerUser }), { prefix: '/s3' });
 }

@@ -86,6 +86,19 @@ async function tool<T>(verb: Verb, work: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Only the reservation's creator (or an admin) changes it; anyone else gets the refusal the
+ * reservation tool gives a user without the right, before the scheduler is asked.
+ */
+async function mayManage(deps: V1Deps, req: FastifyRequest, s: SystemRuntime, verb: Verb, name: string): Promise<void> {
+  const user = v1User(req);
+  if (deps.reservationOwners.mayManage(user, s.name, name)) return;
+  // One that does not exist is the scheduler's to refuse, in its own words.
+  const existing = await tool('listing', () => s.scheduler.reservations(user));
+  if (!existing.some((r) => r.name === name)) return;
+  throw fail(verb, `You are not the owner of reservation '${name}': permission denied`, 404, { 'X-Permission-Denied': 'User does not have permission to manage reservations' });
+}
+
 export async function reservationRoutes(app: FastifyInstance, deps: V1Deps): Promise<void> {
   app.addHook('onSend', async (_req, reply, payload) => {
     reply.header('Deprecation', '@1711111630');
@@ -108,6 +121,7 @@ export async function reservationRoutes(app: FastifyInstance, deps: V1Deps): Pro
     const account = checkName('creating', 'account', f.raw('account'));
     const r = spec('creating', f, name, account);
     await tool('creating', () => s.scheduler.createReservation(r));
+    deps.reservationOwners.created(v1User(req), s.name, name);
     return reply.code(201).send({ success: `Reservation created: ${name}` });
   });
 
@@ -115,6 +129,7 @@ export async function reservationRoutes(app: FastifyInstance, deps: V1Deps): Pro
     const f = await Fields.form(req, 'Error updating reservation');
     const s = system(req, deps, 'updating');
     const name = checkName('updating', 'reservation', req.params.name) ?? '';
+    await mayManage(deps, req, s, 'updating', name);
     await tool('updating', () => s.scheduler.updateReservation(spec('updating', f, name)));
     return { success: `Reservation updated: ${name}` };
   });
@@ -122,7 +137,9 @@ export async function reservationRoutes(app: FastifyInstance, deps: V1Deps): Pro
   app.delete<{ Params: { name: string } }>('/:name', async (req, reply) => {
     const s = system(req, deps, 'deleting');
     const name = checkName('deleting', 'reservation', req.params.name) ?? '';
+    await mayManage(deps, req, s, 'deleting', name);
     await tool('deleting', () => s.scheduler.deleteReservation(name));
+    deps.reservationOwners.deleted(s.name, name);
     return reply.code(204).send();
   });
 }

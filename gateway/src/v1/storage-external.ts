@@ -46,7 +46,7 @@ export async function storageExternalRoutes(app: FastifyInstance, deps: V1Deps):
     tasks.update(up.taskId, '112', { ...up.record, status: '112' });
     tasks.update(up.taskId, '113', moving);
     try {
-      await writeAsUser(up.user, up.target, store.read(obj.bucket, obj.key));
+      await writeAsUser(up.user, up.target, store.read(obj.bucket, obj.key), obj.size);
       await store.deletePrefix(obj.bucket, up.taskId);
       tasks.update(up.taskId, '114', moving);
     } catch (e) {

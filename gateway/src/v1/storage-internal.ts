@@ -13,6 +13,7 @@ import { V1Error } from './errors';
 import { submitJob, taskDir, writeScript } from './submit';
 import { runTask, taskCreated } from './tasks';
 import { extractCommand } from './utilities';
+import { atomicCopyArgv } from '../fs/atomic-write';
 
 /** Slurm time-limit forms `M`, `M:S`, `H:M:S`, `D-H`, `D-H:M`, `D-H:M:S` -> minutes; undefined when invalid. */
 export function timeLimitMinutes(value: string): number | undefined {
@@ -29,16 +30,16 @@ export function timeLimitMinutes(value: string): number | undefined {
 type Op = 'cp' | 'mv' | 'rsync' | 'rm' | 'compress' | 'extract';
 
 /** The transfer command of each operation (§2.6.1 table). */
-function commandOf(op: Op, f: Fields): string[] {
+function commandOf(op: Op, f: Fields, maxExtractBytes: number): string[] {
   const target = f.required('targetPath');
   if (op === 'rm') return ['rm', '-rf', '--', target];
   const source = f.required('sourcePath');
   switch (op) {
-    case 'cp': return ['cp', '--force', '-dR', '--preserve=all', '--', source, target];
+    case 'cp': return atomicCopyArgv(['--force', '-dR', '--preserve=all'], source, target);
     case 'mv': return ['mv', '--force', '--', source, target];
     case 'rsync': return ['rsync', '-av', '--', source, target];
-    case 'compress': return ['tar', ...(f.bool('dereference') ? ['--dereference'] : []), '-czf', target, '-C', posix.dirname(source), posix.basename(source)];
-    case 'extract': return extractCommand(source, target, f.optional('type'));
+    case 'compress': return ['tar', ...(f.bool('dereference') ? ['--dereference'] : []), '-czf', target, '-C', posix.dirname(source), '--', posix.basename(source)];
+    case 'extract': return extractCommand(source, target, f.optional('type'), maxExtractBytes);
   }
 }
 
@@ -48,7 +49,7 @@ export async function storageInternalRoutes(app: FastifyInstance, deps: V1Deps):
       const description = `Failed to submit ${op} job`;
       const f = await Fields.form(req, description);
       const system = machine(req, deps, 'compute', description);
-      const argv = commandOf(op, f);
+      const argv = commandOf(op, f, deps.settings.maxExtractBytes);
       const jobName = f.optional('jobName') ?? `${op}-job`;
       const time = f.optional('time') ?? '02:00:00';
       const minutes = timeLimitMinutes(time);

@@ -8,6 +8,7 @@ import { SchedulerError, type JobSpec } from '../scheduler/types';
 import type { UnixUser } from '../users';
 import type { GatewaySettings, SystemRuntime } from '../v2/context';
 import { runV1 } from './remote';
+import { atomicWriteArgv } from '../fs/atomic-write';
 
 /** `COMPUTE_BASE_FS/<user>/firecrest/<task id>` (the home when the base file system holds homes). */
 export function taskDir(system: SystemRuntime, user: UnixUser, taskId: string): string {
@@ -22,7 +23,7 @@ export async function writeScript(user: UnixUser, dir: string, name: string, con
   const path = posix.join(dir, name);
   try {
     await runV1(user, ['mkdir', '-p', '--', dir], 'upload', settings);
-    await runV1(user, ['dd', `of=${path}`, 'bs=1M', 'status=none'], 'upload', settings, { stdin: content });
+    await runV1(user, atomicWriteArgv(path, content.length), 'upload', settings, { stdin: content });
   } catch {
     throw new Error('Failed to upload file');
   }

@@ -2,11 +2,11 @@
  * Streams between the staging store and the cluster file system through a process running as the
  * user (argv only), so permissions and ownership are the user's and no file is held in memory.
  */
-import { spawn } from 'node:child_process';
 import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { asUserPrefix, userEnv } from '../exec';
+import { asNamedBy, launchPiped } from '../exec';
 import type { UnixUser } from '../users';
+import { atomicWriteArgv } from '../fs/atomic-write';
 
 interface Child {
   stdout: Readable;
@@ -16,14 +16,13 @@ interface Child {
 }
 
 function start(user: UnixUser, argv: string[]): Child & { stdin: NodeJS.WritableStream } {
-  const full = [...asUserPrefix(user), ...argv];
-  const child = spawn(full[0], full.slice(1), { cwd: user.home, env: userEnv(user), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = launchPiped(user, argv, { cwd: user.home });
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (s: string) => { if (stderr.length < 4096) stderr += s; });
   const done = new Promise<{ code: number; stderr: string }>((resolve) => {
     child.on('error', (e) => resolve({ code: 127, stderr: e.message }));
-    child.on('close', (code) => resolve({ code: code ?? 1, stderr: stderr.trim() }));
+    child.on('close', (code) => resolve({ code: code ?? 1, stderr: asNamedBy(argv[0], stderr.trim()) }));
   });
   // Consumed at once: on exit Node resumes (and so drops) child output nobody reads yet, and the
   // reader may start only after an await.
@@ -38,9 +37,12 @@ export function readAsUser(user: UnixUser, path: string): Child {
   return c;
 }
 
-/** Writes `source` to `path` as the user (`dd`); rejects with the tool's error text. */
-export async function writeAsUser(user: UnixUser, path: string, source: Readable): Promise<void> {
-  const c = start(user, ['dd', `of=${path}`, 'bs=1M', 'status=none']);
+/**
+ * Writes `source` (`size` bytes) to `path` as the user, atomically (fs/atomic-write); rejects with
+ * the tool's error text.
+ */
+export async function writeAsUser(user: UnixUser, path: string, source: Readable, size: number): Promise<void> {
+  const c = start(user, atomicWriteArgv(path, size));
   c.stdout.resume();
   try {
     await pipeline(source, c.stdin);

@@ -8,6 +8,8 @@ import { posix } from 'node:path';
 import { Fields, hasInvalidChar, machine, v1User, type V1Deps } from './context';
 import { V1Error } from './errors';
 import { runV1 } from './remote';
+import { atomicCopyArgv, atomicWriteArgv } from '../fs/atomic-write';
+import { extractArgv, unzipArgv } from '../fs/tar-commands';
 
 /** Machine check and form fields of a utilities call. */
 async function form(req: FastifyRequest, deps: V1Deps, command: string): Promise<Fields> {
@@ -20,14 +22,14 @@ async function form(req: FastifyRequest, deps: V1Deps, command: string): Promise
  * The extraction command from `type` (Q1: the server reads `type`; `extension` is ignored), else from
  * the source suffix.
  */
-export function extractCommand(source: string, target: string, type: string | undefined): string[] {
+export function extractCommand(source: string, target: string, type: string | undefined, maxBytes: number): string[] {
   const t = (type ?? '').replace(/^\./, '').toLowerCase();
   const s = source.toLowerCase();
   const is = (types: string[], suffixes: string[]): boolean => (t ? types.includes(t) : suffixes.some((x) => s.endsWith(x)));
-  if (is(['zip'], ['.zip'])) return ['unzip', '-o', source, '-d', target];
-  if (is(['bz2', 'bzip2', 'tar.bz2', 'tbz'], ['.bz2'])) return ['tar', '-xjf', source, '-C', target];
-  if (is(['gz', 'gzip', 'tgz', 'tar.gz'], ['.gz', '.tgz'])) return ['tar', '-xzf', source, '-C', target];
-  return ['tar', '-xf', source, '-C', target];
+  if (is(['zip'], ['.zip'])) return unzipArgv(source, target, maxBytes);
+  if (is(['bz2', 'bzip2', 'tar.bz2', 'tbz'], ['.bz2'])) return extractArgv(source, target, 'bzip2', maxBytes);
+  if (is(['gz', 'gzip', 'tgz', 'tar.gz'], ['.gz', '.tgz'])) return extractArgv(source, target, 'gzip', maxBytes);
+  return extractArgv(source, target, 'none', maxBytes);
 }
 
 /** Reads `targetPath` and the part `file` of a multipart upload; 413 over the size limit. */
@@ -96,7 +98,7 @@ export async function utilitiesRoutes(app: FastifyInstance, deps: V1Deps): Promi
 
   app.post('/copy', async (req, reply) => {
     const f = await form(req, deps, 'copy');
-    await runV1(v1User(req), ['cp', '--force', '-dR', '--preserve=all', '--', f.required('sourcePath'), f.required('targetPath')], 'copy', settings);
+    await runV1(v1User(req), atomicCopyArgv(['--force', '-dR', '--preserve=all'], f.required('sourcePath'), f.required('targetPath')), 'copy', settings);
     return reply.code(201).send(ok('Success to copy file or directory.'));
   });
 
@@ -105,13 +107,13 @@ export async function utilitiesRoutes(app: FastifyInstance, deps: V1Deps): Promi
     const source = f.required('sourcePath');
     const target = f.required('targetPath');
     const deref = f.bool('dereference') ? ['--dereference'] : [];
-    await runV1(v1User(req), ['tar', ...deref, '-czvf', target, '-C', posix.dirname(source), posix.basename(source)], 'compress', settings);
+    await runV1(v1User(req), ['tar', ...deref, '-czvf', target, '-C', posix.dirname(source), '--', posix.basename(source)], 'compress', settings);
     return reply.code(201).send(ok('Success to compress file or directory.'));
   });
 
   app.post('/extract', async (req, reply) => {
     const f = await form(req, deps, 'extract');
-    const argv = extractCommand(f.required('sourcePath'), f.required('targetPath'), f.optional('type'));
+    const argv = extractCommand(f.required('sourcePath'), f.required('targetPath'), f.optional('type'), settings.maxExtractBytes);
     await runV1(v1User(req), argv, 'extract', settings);
     return reply.code(201).send(ok('Success to extract file or directory.'));
   });
@@ -137,7 +139,7 @@ export async function utilitiesRoutes(app: FastifyInstance, deps: V1Deps): Promi
     // The name goes through the sanitizer like every other input; a path in it is not allowed.
     if (!name || name === '.' || name === '..' || name.includes('/') || hasInvalidChar(name)) throw f.invalid("'file' has invalid char");
     const target = dir.endsWith('/') ? `${dir}${name}` : `${dir}/${name}`;
-    await runV1(v1User(req), ['dd', `of=${target}`, 'bs=1M', 'status=none'], 'upload', settings, { stdin: data });
+    await runV1(v1User(req), atomicWriteArgv(target, data.length), 'upload', settings, { stdin: data });
     return reply.code(201).send(ok('File upload successful'));
   });
 }

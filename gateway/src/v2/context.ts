@@ -35,6 +35,12 @@ export interface GatewaySettings {
   maxPartSize: number;
   /** S3 `ttl`: seconds a presigned staging URL stays valid (default 604800). */
   stagingTtlSeconds: number;
+  /** Bytes an archive may expand to on extract (default 1 GiB). */
+  maxExtractBytes: number;
+  /** Bytes of staged uploads one user may hold in the staging area at once (default 64 GiB). */
+  maxStagingBytesPerUser: number;
+  /** Users besides root who may update or delete any reservation (v1). */
+  reservationAdmins: readonly string[];
 }
 
 export interface V2Deps {

@@ -12,6 +12,7 @@ import { readRoutes } from '../fs/read-routes';
 import { runRemote } from '../fs/run-remote';
 import { compressArgv, compressionOf, extractArgv } from '../fs/tar-commands';
 import { ctx, type V2Deps } from './context';
+import { atomicWriteArgv } from '../fs/atomic-write';
 
 function errorCode(e: unknown): string | undefined {
   return typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
@@ -114,7 +115,7 @@ export async function opsRoutes(app: FastifyInstance, deps: V2Deps): Promise<voi
     }
     const target = dir.endsWith('/') ? `${dir}${name}` : `${dir}/${name}`;
     // Written by the user's own process so ownership, umask and permission errors are real.
-    await runRemote(user, ['dd', `of=${target}`, 'bs=1M', 'status=none'], settings, { stdin: data });
+    await runRemote(user, atomicWriteArgv(target, data.length), settings, { stdin: data });
     return reply.code(204).send();
   });
 
@@ -135,7 +136,7 @@ export async function opsRoutes(app: FastifyInstance, deps: V2Deps): Promise<voi
   app.post('/extract', async (req, reply) => {
     const { user } = ctx(req);
     const b = Inputs.body(req);
-    const argv = extractArgv(b.sourcePath(), b.path(['targetPath', 'target_path']), compressionOf(b.string(['compression'])));
+    const argv = extractArgv(b.sourcePath(), b.path(['targetPath', 'target_path']), compressionOf(b.string(['compression'])), settings.maxExtractBytes);
     await runRemote(user, argv, settings);
     return reply.code(204).send();
   });

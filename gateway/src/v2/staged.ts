@@ -57,6 +57,8 @@ export async function stagedTransferRoutes(app: FastifyInstance, deps: V2Deps, s
   const uploads = new MultipartUploads(store);
   // Expired uploads and objects (of v1 and v2: they share the store) are removed in the background.
   const sweeper = new StagingSweeper(root, () => settings.stagingTtlSeconds, (e) => app.log.error(e));
+  // Before the server listens: nothing of this process is being written yet.
+  await sweeper.sweepLeftovers();
   sweeper.start();
   app.addHook('onClose', async () => sweeper.stop());
 
@@ -71,7 +73,7 @@ export async function stagedTransferRoutes(app: FastifyInstance, deps: V2Deps, s
     const ttl = settings.stagingTtlSeconds;
     const partSize = settings.maxPartSize;
     const { bucket, key } = objectFor(user.name, target);
-    const uploadId = await uploads.create(bucket, key);
+    const uploadId = await uploads.create(bucket, key, { size: d.fileSize, partSize });
     const parts = Math.max(1, Math.ceil(d.fileSize / partSize));
     const partsUploadUrls = Array.from({ length: parts }, (_, i) =>
       signer.presignUrl('PUT', settings.origin, bucket, key, ttl, { partNumber: String(i + 1), uploadId }));

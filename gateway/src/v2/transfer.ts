@@ -14,6 +14,7 @@ import { compressArgv, compressionOf, extractArgv } from '../fs/tar-commands';
 import { formatDirectives, transferJobName, transferScript, type TransferKind } from '../fs/transfer-script';
 import { ctx, type SystemRuntime, type V2Deps } from './context';
 import { stagedTransferRoutes } from './staged';
+import { atomicCopyArgv } from '../fs/atomic-write';
 
 /** `<default work dir>/<user>`; the home itself when that file system is where homes live. */
 function transferWorkDir(system: SystemRuntime, user: UnixUser): string {
@@ -68,7 +69,7 @@ export async function transferRoutes(app: FastifyInstance, deps: V2Deps): Promis
   app.post('/cp', async (req, reply) => {
     const b = Inputs.body(req);
     const deref = b.bool(['dereference']) ? ['--dereference'] : [];
-    const argv = ['cp', '-R', ...deref, '--', b.sourcePath(), b.path(TARGET)];
+    const argv = atomicCopyArgv(['-R', ...deref], b.sourcePath(), b.path(TARGET));
     return reply.code(201).send(await submitTransfer(req, 'copy', argv, b.string(['account'])));
   });
 
@@ -92,7 +93,7 @@ export async function transferRoutes(app: FastifyInstance, deps: V2Deps): Promis
 
   app.post('/extract', async (req, reply) => {
     const b = Inputs.body(req);
-    const argv = extractArgv(b.sourcePath(), b.path(TARGET), compressionOf(b.string(['compression'])));
+    const argv = extractArgv(b.sourcePath(), b.path(TARGET), compressionOf(b.string(['compression'])), deps.settings.maxExtractBytes);
     return reply.code(201).send(await submitTransfer(req, 'extract', argv, b.string(['account'])));
   });
 
