@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs the node:test suites of one folder against the local gateway (or the deployment named by
 // FIRECREST_URL): `v1-*.test.ts` files against API v1, the others against API v2.
-// Usage: node scripts/run-suites.mjs <folder> [--schedulers local,slurm]
+// Usage: node scripts/run-suites.mjs <folder> [--schedulers local,slurm] [--match <regex of file names>]
 //   --schedulers: run everything once per scheduler backend of the local gateway; Slurm is
 //   skipped when `sinfo` does not answer (CI sets REQUIRE_SLURM=1 so that this fails instead).
 import { spawnSync } from 'node:child_process';
@@ -12,7 +12,9 @@ if (!dir) { console.error('usage: run-suites.mjs <folder> [--schedulers local,sl
 const i = rest.indexOf('--schedulers');
 let schedulers = i >= 0 ? rest[i + 1].split(',') : ['auto'];
 
-const files = readdirSync(dir).filter((f) => f.endsWith('.test.ts')).sort().map((f) => `${dir}/${f}`);
+const m = rest.indexOf('--match');
+const match = m >= 0 ? new RegExp(rest[m + 1]) : /./;
+const files = readdirSync(dir).filter((f) => f.endsWith('.test.ts') && match.test(f)).sort().map((f) => `${dir}/${f}`);
 const byApi = { v2: files.filter((f) => !/\/v1-[^/]*$/.test(f)), v1: files.filter((f) => /\/v1-[^/]*$/.test(f)) };
 const external = !!process.env.FIRECREST_URL;
 

@@ -9,10 +9,17 @@ import { existsSync, readdirSync } from 'node:fs';
 const soak = process.argv.includes('--soak');
 const env = { ...process.env };
 if (soak) { env.SOAK = '1'; env.OPS ??= '1000'; }
+// The gateway's own security suites (test/security/*gateway*) run once per scheduler, like the
+// gateway suites; the rest once, against a gateway on whichever scheduler is there.
+const gatewaySecurity = /gateway/;
 const files = soak
   ? ['test/reliability/fault-workload.test.ts']
   : ['test/reliability', 'test/security'].filter((d) => existsSync(d))
-      .flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.test.ts')).sort().map((f) => `${d}/${f}`));
-const args = ['scripts/with-gateway.mjs', '--', 'node', '--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files];
-const child = spawn(process.execPath, args, { stdio: 'inherit', env, shell: false });
-child.on('close', (code) => process.exit(code ?? 1));
+      .flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.test.ts') && !(d === 'test/security' && gatewaySecurity.test(f))).sort().map((f) => `${d}/${f}`));
+const run = (args) => new Promise((resolve) => {
+  const child = spawn(process.execPath, args, { stdio: 'inherit', env, shell: false });
+  child.on('close', (code) => resolve(code ?? 1));
+});
+const codes = [await run(['scripts/with-gateway.mjs', '--', 'node', '--expose-gc', '--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files])];
+if (!soak) codes.push(await run(['scripts/run-suites.mjs', 'test/security', '--schedulers', 'local,slurm', '--match', gatewaySecurity.source]));
+process.exit(codes.some((c) => c !== 0) ? 1 : 0);

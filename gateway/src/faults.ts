@@ -28,10 +28,12 @@ export interface FaultConfig {
   dropBefore?: FaultSwitch;
   /** Lets the handler act, then destroys the socket instead of answering. */
   dropAfter?: FaultSwitch;
+  /** Sends the first `afterBytes` (default 65536) of a streamed answer, then drops the connection. */
+  cutBody?: FaultSwitch & { afterBytes?: number };
 }
 
-export type FaultName = 'rateLimit' | 'latency' | 'error' | 'dropBefore' | 'dropAfter';
-const NAMES: FaultName[] = ['rateLimit', 'latency', 'error', 'dropBefore', 'dropAfter'];
+export type FaultName = 'rateLimit' | 'latency' | 'error' | 'dropBefore' | 'dropAfter' | 'cutBody';
+const NAMES: FaultName[] = ['rateLimit', 'latency', 'error', 'dropBefore', 'dropAfter', 'cutBody'];
 
 /** mulberry32: tiny, fast, good enough for fault dice; seeded so runs replay. */
 function prng(seed: number): () => number {
@@ -119,6 +121,10 @@ export class Faults {
     const max = l?.ms ?? 0;
     const min = Math.min(l?.minMs ?? 0, max);
     return Math.round(min + (max - min) * this.random());
+  }
+
+  cutAfterBytes(): number {
+    return this.config.cutBody?.afterBytes ?? 65536;
   }
 
   retryAfterSeconds(): number {

@@ -25,6 +25,7 @@ import { requireHealthyScheduler } from './v2/availability';
 import { statusRoutes } from './v2/status';
 import { transferRoutes } from './v2/transfer';
 import { registerV1 } from './v1/index';
+import { PassThrough, Readable } from 'node:stream';
 
 export interface ServerDeps {
   v2: V2Deps;
@@ -64,6 +65,28 @@ function pathOf(url: string): string {
 }
 
 const dropAfter = new WeakSet<FastifyRequest>();
+/** Requests whose streamed answer is cut after this many bytes (the cutBody fault). */
+const cutBody = new WeakMap<FastifyRequest, number>();
+
+/** `payload` passed on up to `limit` bytes; then the connection is dropped, as by a network failure. */
+function cutAfter(payload: Readable, limit: number, socket: { destroy(): void }): Readable {
+  let sent = 0;
+  const out = new PassThrough();
+  payload.on('data', (chunk: Buffer) => {
+    if (sent >= limit) return;
+    const part = chunk.subarray(0, limit - sent);
+    sent += part.length;
+    out.write(part);
+    if (sent >= limit) {
+      payload.destroy();
+      // Flushed first, so the client has the bytes and then sees the connection end.
+      setTimeout(() => socket.destroy(), 50);
+    }
+  });
+  payload.on('end', () => out.end());
+  payload.on('error', () => socket.destroy());
+  return out;
+}
 
 async function applyFaults(faults: Faults, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   const subject = `${req.method} ${pathOf(req.url)}`;
@@ -82,6 +105,7 @@ async function applyFaults(faults: Faults, req: FastifyRequest, reply: FastifyRe
     return reply.code(status).send(v2ErrorBody(message));
   }
   if (faults.hit('dropAfter', subject)) dropAfter.add(req);
+  if (faults.hit('cutBody', subject)) cutBody.set(req, faults.cutAfterBytes());
   return undefined;
 }
 
@@ -147,6 +171,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     reply.header('F7T-AppVersion', deps.v2.settings.appVersion);
     reply.header('F7T-Timestamp', String(Date.now() / 1000));
     if (dropAfter.has(req)) req.raw.socket.destroy();
+    const cut = cutBody.get(req);
+    if (cut !== undefined && payload instanceof Readable) return cutAfter(payload, cut, req.raw.socket);
     return payload;
   });
   if (deps.verbose) {

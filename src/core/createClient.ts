@@ -70,6 +70,7 @@ export async function createClient(options: ClientOptions, events: ClientEvents 
       maxRateLimitRetries: options.maxRateLimitRetries ?? 5,
       maxRetryWaitMs: options.maxRetryWaitMs ?? 60_000,
       events,
+      logger: options.logger,
     });
     const version = profile.apiVersion === 'auto' ? await detectApiVersion(http) : profile.apiVersion;
     return asClient(adapterFor(version, profile)(http, s3), profile, transport, http, s3, options);

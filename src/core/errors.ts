@@ -56,6 +56,18 @@ export class TimeoutError extends FirecrestError {}
 /** The payload or output is over a server limit (413), or a file is too large for the route chosen. */
 export class TooLargeError extends FirecrestError {}
 
+/**
+ * The server's answer was larger than any answer of that route can reasonably be (a hostile or
+ * broken server): it was not read further. `limit` is the cap in bytes.
+ */
+export class ResponseTooLargeError extends FirecrestError {
+  readonly limit: number;
+  constructor(message: string, details: FirecrestErrorDetails & { limit: number }) {
+    super(message, details);
+    this.limit = details.limit;
+  }
+}
+
 /** Server unreachable, connection dropped, TLS failure, 424/503, or a body that is not the API's. */
 export class UnavailableError extends FirecrestError {}
 

@@ -122,6 +122,26 @@ void describe('gateway: what it writes for a user', { skip }, () => {
     assert.equal((ls.body.output as Json[]).find((f) => f.name === 'keep.txt').permissions, 'rw-r-----');
   });
 
+  void it('a staged upload whose transfer to the cluster is cut mid-way leaves the old file as it was', async () => {
+    assert.equal((await upload(dir, 'staged.bin', enc('the old content'))).status, 204);
+    const data = randomBytes(512 * 1024);
+    const r = await transfer('upload', { method: 'POST', json: { path: `${dir}/staged.bin`, transferDirectives: { transferMethod: 's3', fileSize: data.length } } });
+    assert.equal(r.status, 201, r.text);
+    const d = r.body.transferDirectives as { partsUploadUrls: string[]; completeUploadUrl: string };
+    // The ingress job's download of the object breaks after 64 KiB (its HEAD probes are not touched).
+    assert.equal((await admin('PUT', '/faults', { cutBody: { next: 1, match: '^GET /s3/', afterBytes: 65536 } })).status, 200);
+    try {
+      const part = await fetch(d.partsUploadUrls[0], { method: 'PUT', body: data });
+      assert.equal(part.status, 200);
+      const xml = `<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>${part.headers.get('etag') ?? ''}</ETag></Part></CompleteMultipartUpload>`;
+      assert.equal((await fetch(d.completeUploadUrl, { method: 'POST', body: xml })).status, 200);
+      assert.match(await waitForJob(r.body.transferJob.jobId as string, 120_000), /^FAILED/);
+    } finally {
+      await admin('DELETE', '/faults');
+    }
+    assert.equal((await download(`${dir}/staged.bin`)).bytes.toString(), 'the old content');
+  });
+
   void it('a file named like an option (-x) is compressed, not taken for a tar option', async () => {
     assert.equal((await upload(dir, '-v', enc('dash'))).status, 204);
     const r = await transfer('compress', { method: 'POST', json: { sourcePath: `${dir}/-v`, targetPath: `${dir}/dash.tar.gz` } });

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../core/client';
 import { FirecrestUri } from '../../core/uri';
+import { pathInside } from '../../common/localPath';
 import type { ConnectionService, Log } from '../../common/services';
 import type { TransferEvents } from '../../common/transferEvents';
 import { withTransferProgress } from '../../common/transferProgress';
@@ -93,7 +94,7 @@ export function registerTransferCommands(deps: TransferCommandDeps): vscode.Disp
       const files: [FirecrestUri, string][] = [];
       if (isDir) {
         const root = join(local.fsPath, r.ref.basename);
-        for (const rel of await remoteTree(r.client, r.ref)) files.push([r.ref.joinPath(...rel.split('/')), join(root, rel)]);
+        for (const rel of await remoteTree(r.client, r.ref)) files.push([r.ref.joinPath(...rel.split('/')), pathInside(root, rel)]);
       } else {
         files.push([r.ref, local.fsPath]);
       }

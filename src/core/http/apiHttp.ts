@@ -8,6 +8,7 @@ import type { CallOptions } from '../api';
 import type { TokenSource } from '../auth/tokenSource';
 import type { ClientEvents } from '../client';
 import { RateLimitedError, ServerError, UnauthorizedError } from '../errors';
+import { silentLogger, type Logger } from '../logger';
 import { errorFromResponse } from './errorMapping';
 import { RateGate } from './rateGate';
 import { backoffMs, rateLimitWaitSeconds } from './retryAfter';
@@ -47,6 +48,8 @@ export interface ApiHttpOptions {
   /** Retries of connect errors and 5xx on idempotent calls (default 2). */
   maxTransientRetries?: number;
   events?: ClientEvents;
+  /** Where problems with what a server sent (a refused entry name) are reported. */
+  logger?: Logger;
 }
 
 /**
@@ -69,12 +72,15 @@ export class ApiHttp {
   private readonly gate = new RateGate();
   private readonly base: string;
 
+  readonly logger: Logger;
+
   constructor(
     private readonly transport: Transport,
     private readonly tokens: TokenSource,
     private readonly opts: ApiHttpOptions,
   ) {
     this.base = opts.baseUrl.replace(/\/+$/, '');
+    this.logger = opts.logger ?? silentLogger;
   }
 
   /** `GET /filesystem/{system}/ops/ls`: the label logs and errors use. */

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Pool, type FormData } from 'undici';
-import { CancelledError, TimeoutError, UnavailableError } from '../errors';
+import { CancelledError, ResponseTooLargeError, TimeoutError, UnavailableError } from '../errors';
 import type { ClientEvents } from '../client';
 import type { Logger } from '../logger';
 import { redact } from './redact';
@@ -26,6 +26,44 @@ export interface TransportRequest {
   timeoutMs: number;
   /** 1-based attempt number, for the log and the events. */
   attempt?: number;
+  /** The most bytes of body read; past it the answer is dropped (default: `bodyLimitFor(route)`). */
+  maxBodyBytes?: number;
+}
+
+/** The cap of an ordinary JSON answer. */
+export const JSON_BODY_LIMIT = 4 * 1024 * 1024;
+/** The cap of listings (folders, jobs, accounting, nodes, tasks) and direct downloads. */
+export const LISTING_BODY_LIMIT = 256 * 1024 * 1024;
+const LISTING_ROUTE = /\/(ls|jobs|acct|nodes|partitions|reservations|tasks|download|view|head|tail)(\/|$|\s|\?)/;
+
+/** How many bytes an answer of `route` (`GET /filesystem/{system}/ops/ls`) may have. */
+export function bodyLimitFor(route: string): number {
+  return LISTING_ROUTE.test(route) ? LISTING_BODY_LIMIT : JSON_BODY_LIMIT;
+}
+
+/** Reads `body` whole, refusing (and dropping the connection of) one past `limit` bytes. */
+async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(e?: Error): unknown }, headers: Record<string, string | string[] | undefined>, limit: number, route: string, status: number): Promise<Uint8Array> {
+  const tooLarge = (): ResponseTooLargeError => new ResponseTooLargeError(`The answer to ${route} is larger than ${limit} bytes, the most this client reads of it: it was not read further (HTTP ${status})`, { route, status, limit });
+  const declared = Number(headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    body.destroy();
+    throw tooLarge();
+  }
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      throw tooLarge();
+    }
+    chunks.push(chunk);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) { out.set(c, at); at += c.length; }
+  return out;
 }
 
 /** A complete answer (the body read in full). */
@@ -98,12 +136,13 @@ export class Transport {
         signal,
       });
       status = res.statusCode;
-      const body = new Uint8Array(await res.body.arrayBuffer());
+      const body = await readCapped(res.body, res.headers, req.maxBodyBytes ?? bodyLimitFor(req.route), req.route, res.statusCode);
       // undici frees the connection a macrotask after the body ends; yielding here lets the
       // caller's next request reuse it instead of the pool opening another one.
       await new Promise((r) => setImmediate(r));
       return { status: res.statusCode, headers: res.headers, body };
     } catch (e) {
+      if (e instanceof ResponseTooLargeError) throw e;
       if (req.signal?.aborted) throw new CancelledError('Cancelled', { route: req.route, cause: e });
       if (timer.signal.aborted) throw new TimeoutError(`No answer within ${req.timeoutMs} ms on ${req.route}`, { route: req.route, status, cause: e });
       throw this.networkError(e, req);

@@ -5,6 +5,7 @@
 import type { CallOptions, HeadTailOptions, ListOptions } from '../api';
 import { InvalidInputError } from '../errors';
 import type { Checksum, FileContent, FileEntry, FileStat, UserInfo } from '../model';
+import { screenEntries } from '../entryNames';
 import { toFileEntry } from '../v2/translate';
 import { flag, type Fields, type V1Http } from './v1Http';
 import { LsW, StatW, TextOutW, WhoamiW } from './wire';
@@ -32,9 +33,10 @@ export class UtilitiesRoutes {
     const query = { targetPath: path, showhidden: flag(o.showHidden), numericUid: flag(o.numericUid), recursive: flag(o.recursive), followLinks: flag(o.dereference) };
     const body = await this.v1.json(LsW, 'GET', '/utilities/ls', { machine, query, expect: [200], call: o });
     // Same entry as v2 under other field names: one translation for both.
-    return body.output.map((f) =>
+    const entries = body.output.map((f) =>
       toFileEntry({ name: f.name, type: f.type, linkTarget: f.link_target || null, user: f.user, group: f.group, permissions: f.permissions, lastModified: f.last_modified, size: f.size }),
     );
+    return screenEntries(entries, `GET /utilities/ls ${path}`, !!o.recursive, (m) => this.v1.http.logger.error(m));
   }
 
   async stat(machine: string, path: string, o: CallOptions & { dereference?: boolean } = {}): Promise<FileStat> {

@@ -4,6 +4,7 @@ import { CancelledError, FirecrestError } from '../errors';
 import type { ApiHttp, QueryValue } from '../http/apiHttp';
 import { sleep } from '../http/sleep';
 import type { Checksum, CompressionType, FileContent, FileEntry, FileStat } from '../model';
+import { screenEntries } from '../entryNames';
 import { parseLsEntries } from './lsEntries';
 import { multipartFile } from './multipart';
 import { parseBody } from './parse';
@@ -40,7 +41,7 @@ export class OpsRoutes {
     for (let attempt = 1; ; attempt++) {
       try {
         const { res, label } = await this.get(system, 'ls', q, o);
-        return parseLsEntries(res, label);
+        return screenEntries(parseLsEntries(res, label), `${label} ${path}`, !!o.recursive, (m) => this.http.logger.error(m));
       } catch (e) {
         if (attempt >= 4 || !vanishedWhileListed(e, path)) throw e;
         // Whatever removes entries may go on a moment (a job cleaning up): let it settle a little.
