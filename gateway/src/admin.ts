@@ -22,7 +22,7 @@ export interface AdminDeps {
   health: Pick<HealthChecker, 'refresh' | 'get'>;
 }
 
-const SETTINGS = ['tokenLifetimeSeconds', 'maxOpsFileSize', 'commandTimeoutSeconds', 'maxPartSize', 'stagingTtlSeconds', 'maxExtractBytes', 'maxStagingBytesPerUser'] as const;
+const SETTINGS = ['tokenLifetimeSeconds', 'maxOpsFileSize', 'commandTimeoutSeconds', 'maxPartSize', 'stagingTtlSeconds', 'maxExtractBytes', 'maxStagingBytesPerUser', 'accountingLagSeconds'] as const;
 
 function sameToken(given: string, expected: string): boolean {
   const a = Buffer.from(given);
@@ -41,6 +41,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promis
     stagingTtlSeconds: settings.stagingTtlSeconds,
     maxExtractBytes: settings.maxExtractBytes,
     maxStagingBytesPerUser: settings.maxStagingBytesPerUser,
+    accountingLagSeconds: settings.accountingLagSeconds,
   });
 
   app.addHook('onRequest', async (req, reply) => {
@@ -71,7 +72,8 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promis
     const body = (req.body ?? {}) as Record<string, unknown>;
     for (const [k, v] of Object.entries(body)) {
       if (!(SETTINGS as readonly string[]).includes(k)) return reply.code(400).send({ error: `unknown setting "${k}" (known: ${SETTINGS.join(', ')})` });
-      if (typeof v !== 'number' || !Number.isInteger(v) || v <= 0) return reply.code(400).send({ error: `${k} must be a positive integer` });
+      const min = k === 'accountingLagSeconds' ? 0 : 1;
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < min) return reply.code(400).send({ error: `${k} must be an integer of at least ${min}` });
     }
     const n = body as Partial<Record<(typeof SETTINGS)[number], number>>;
     if (n.tokenLifetimeSeconds !== undefined) runtime.tokenLifetimeSeconds = n.tokenLifetimeSeconds;
@@ -81,6 +83,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promis
     if (n.stagingTtlSeconds !== undefined) settings.stagingTtlSeconds = n.stagingTtlSeconds;
     if (n.maxExtractBytes !== undefined) settings.maxExtractBytes = n.maxExtractBytes;
     if (n.maxStagingBytesPerUser !== undefined) settings.maxStagingBytesPerUser = n.maxStagingBytesPerUser;
+    if (n.accountingLagSeconds !== undefined) settings.accountingLagSeconds = n.accountingLagSeconds;
     return current();
   });
 

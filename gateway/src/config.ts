@@ -39,6 +39,8 @@ export interface GatewayConfig {
   maxStagingBytesPerUser: number;
   /** Users besides root who may update or delete any reservation; others only their own. */
   reservationAdmins: string[];
+  /** Seconds a finished job is missing from time-window accounting (Slurm's lag: 3-4 s); 0 = none. */
+  accountingLagSeconds: number;
   appVersion: string;
   /** Seconds between background health probes (`probing.intervalCheck`). */
   healthIntervalSeconds: number;
@@ -68,6 +70,7 @@ export function defaultConfig(now = Math.floor(Date.now() / 1000)): GatewayConfi
     maxExtractBytes: 1073741824,
     maxStagingBytesPerUser: 68719476736,
     reservationAdmins: [],
+    accountingLagSeconds: 0,
     appVersion: '2.5.6',
     healthIntervalSeconds: 120,
     local: {

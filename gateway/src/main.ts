@@ -117,6 +117,7 @@ async function main(): Promise<void> {
     maxExtractBytes: config.maxExtractBytes,
     maxStagingBytesPerUser: config.maxStagingBytesPerUser,
     reservationAdmins: config.reservationAdmins,
+    accountingLagSeconds: config.accountingLagSeconds,
   };
   const health = new HealthChecker(systems, probeUser, config.healthIntervalSeconds);
   const adminToken = randomBytes(24).toString('base64url');

@@ -21,6 +21,12 @@ export interface ClientOptions {
   /** Longest single wait honoured for a 429, in ms (default 60 000). */
   maxRetryWaitMs?: number;
   userAgent?: string;
+  /**
+   * API v1: how often the job listing asks accounting again for jobs that ended since its last
+   * look (default 30 000 ms). Accounting lags a few seconds behind a job's end, and jobs submitted
+   * elsewhere appear only this way.
+   */
+  jobWindowRefreshMs?: number;
 }
 
 /** Observable facts about the shared HTTP layer (for the status bar, the log and the tests). */

@@ -17,12 +17,12 @@ import { V2Staging } from './transfer/v2Staging';
 import { V1Api } from './v1/v1Api';
 import { V2Api } from './v2/v2Api';
 
-type Adapter = (http: ApiHttp, s3: S3Http) => FirecrestApi;
+type Adapter = (http: ApiHttp, s3: S3Http, options: ClientOptions) => FirecrestApi;
 
 /** API generation → implementation. */
 const ADAPTERS: Record<ApiVersion, Adapter | undefined> = {
   v2: (http) => new V2Api(http),
-  v1: (http, s3) => new V1Api(http, s3),
+  v1: (http, s3, options) => new V1Api(http, s3, { windowRefreshMs: options.jobWindowRefreshMs }),
 };
 
 function adapterFor(version: ApiVersion, profile: ConnectionProfile): Adapter {
@@ -73,7 +73,7 @@ export async function createClient(options: ClientOptions, events: ClientEvents 
       logger: options.logger,
     });
     const version = profile.apiVersion === 'auto' ? await detectApiVersion(http) : profile.apiVersion;
-    return asClient(adapterFor(version, profile)(http, s3), profile, transport, http, s3, options);
+    return asClient(adapterFor(version, profile)(http, s3, options), profile, transport, http, s3, options);
   } catch (e) {
     await Promise.all([transport.close(), s3.close()]);
     throw e;

@@ -28,7 +28,7 @@ void describe('v1 recent jobs', () => {
         asked.push(ids);
         return ids.map((id) => job(id, 'COMPLETED', true, { endTime: ended }));
       },
-    }, () => now);
+    }, () => now, Number.POSITIVE_INFINITY);
     const listed = await recent.merge('s', [job('12', 'RUNNING', false)], {});
     assert.deepEqual(listed.map((j) => [j.id, j.exitCode]), [['12', undefined], ['10', 0], ['11', 3]]);
     assert.deepEqual(windows, [{ machine: 's', startTime: now / 1000 - 86400, count: 100 }], 'the default window (24 h), its newest page');
@@ -53,6 +53,32 @@ void describe('v1 recent jobs', () => {
     assert.deepEqual((await recent.merge('s', [], { timeWindow: '1h' })).map((j) => j.id), [], 'all ended more than an hour ago');
     assert.deepEqual((await recent.merge('s', [], {})).map((j) => j.id), ['10', '11', '12'], 'dropped by the shorter window, asked for again with the longer one');
     assert.equal(windows.filter((w) => w.machine === 's').length, 3);
+  });
+
+  void it('asks for the recent end of the window again after refreshMs: a job accounting had not yet recorded is listed then', async () => {
+    let now = 1_000_000_000_000;
+    const windows: number[] = [];
+    // Accounting lags: the window answer leaves out job 21, which ended 2 s before it was asked.
+    let lagging = true;
+    const recent = new RecentJobs({
+      recent: async (_m, startTime) => {
+        windows.push(startTime);
+        return [job('20', 'COMPLETED', true, { endTime: now / 1000 - 600 }), ...(lagging ? [] : [job('21', 'FAILED', true, { endTime: now / 1000 - 2, exitCode: 1 })])];
+      },
+      finished: async (_m, ids) => ids.map((id) => job(id, 'COMPLETED', true, { endTime: now / 1000 - 600 })),
+    }, () => now, 30_000);
+    assert.deepEqual((await recent.merge('s', [], {})).map((j) => j.id), ['20']);
+    lagging = false;
+    now += 10_000;
+    assert.deepEqual((await recent.merge('s', [], {})).map((j) => j.id), ['20'], 'not asked again before refreshMs');
+    assert.equal(windows.length, 1);
+    now += 21_000;
+    const later = await recent.merge('s', [], {});
+    assert.deepEqual(later.map((j) => [j.id, j.exitCode]), [['20', undefined], ['21', 1]], 'the lagging job is listed with the next look');
+    assert.equal(windows.length, 2);
+    assert.equal(windows[1], (now - 31_000) / 1000 - 120, 'from a little before the last look, not the whole window');
+    await recent.merge('s', [], {});
+    assert.equal(windows.length, 2, 'once per refresh interval');
   });
 
   void it('concurrent first listings share one window request; a failed one leaves the queue and is retried a minute later', async () => {

@@ -158,6 +158,16 @@ export class SchedulerError extends Error {
   }
 }
 
+/**
+ * What Slurm's time-window accounting (`sacct -S …`, which window listings use) shows `lagSeconds`
+ * after the fact: a job that ended less than that long ago is not in it yet, while a query by job
+ * id already has it. The gateway's accounting-lag setting reproduces this (0: no lag).
+ */
+export function withAccountingLag(jobs: JobRecord[], lagSeconds: number, now = Date.now() / 1000): JobRecord[] {
+  if (lagSeconds <= 0) return jobs;
+  return jobs.filter((j) => j.time.end === null || j.time.end <= 0 || now - j.time.end >= lagSeconds || !/^(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_OF_MEMORY|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE)/.test(j.status.state));
+}
+
 /** Variable names sbatch exports (and a shell can read); the same refusal on every backend. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

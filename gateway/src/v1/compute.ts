@@ -6,7 +6,7 @@ import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { posix } from 'node:path';
 import { runAs } from '../exec';
-import { SchedulerError, type JobRecord } from '../scheduler/types';
+import { SchedulerError, withAccountingLag, type JobRecord } from '../scheduler/types';
 import type { UnixUser } from '../users';
 import type { SystemRuntime } from '../v2/context';
 import { acctJob, inQueue, nodeShape, partitionShape, queueJob, reservationShape, type JobFiles } from './compute-shapes';
@@ -166,7 +166,8 @@ export async function computeRoutes(app: FastifyInstance, deps: V1Deps): Promise
     const startTime = parseSacctTime(q.raw('starttime'));
     const endTime = parseSacctTime(q.raw('endtime'));
     return start(req, 'Failed to retrieve account information', async (user, system) => {
-      const list = await system.scheduler.accounting(user, { jobIds: ids, startTime, endTime });
+      const all = await system.scheduler.accounting(user, { jobIds: ids, startTime, endTime });
+      const list = ids ? all : withAccountingLag(all, settings.accountingLagSeconds);
       const page = paginate(list, q);
       // Q7: no job at all is `{}`, not `[]`.
       return page.length === 0 ? {} : page.map((j) => acctJob(j));

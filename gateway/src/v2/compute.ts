@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, validationError } from '../http/errors';
 import { queryBool, queryString } from '../http/query';
-import { SchedulerError, type JobRecord, type JobSpec } from '../scheduler/types';
+import { SchedulerError, withAccountingLag, type JobRecord, type JobSpec } from '../scheduler/types';
 import { ctx, type V2Deps } from './context';
 
 const TIME_WINDOWS: Record<string, number> = { '1h': 3600, '8h': 8 * 3600, '24h': 24 * 3600, '3d': 3 * 86400, '7d': 7 * 86400 };
@@ -127,7 +127,7 @@ export async function computeRoutes(app: FastifyInstance, deps: V2Deps): Promise
       name: name ? name : undefined,
       finishedWithinSeconds: seconds,
     });
-    return { jobs: jobs.map(toWire) };
+    return { jobs: withAccountingLag(jobs, deps.settings.accountingLagSeconds).map(toWire) };
   });
 
   app.get('/:jobId', async (req) => {

@@ -39,6 +39,8 @@ export interface GatewaySettings {
   maxExtractBytes: number;
   /** Bytes of staged uploads one user may hold in the staging area at once (default 64 GiB). */
   maxStagingBytesPerUser: number;
+  /** Seconds a finished job stays out of window listings (v2 jobs, v1 acct by time), as slurmdbd lags. */
+  accountingLagSeconds: number;
   /** Users besides root who may update or delete any reservation (v1). */
   reservationAdmins: readonly string[];
 }

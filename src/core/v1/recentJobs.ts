@@ -1,10 +1,14 @@
 /**
  * The v1 job listing as the v2 one reads: the queue (squeue, where v1 stops) plus the user's jobs
  * that finished within the look-back window. sacct over a whole window is paged, one task per
- * page, and slow on a busy cluster; so the window is asked for once per system (and again when the
- * window grows), for its newest jobs only, and from then on only the jobs this connection saw
- * (in that answer, submitted or queued) are asked for, by id, once they left the queue; that
- * answer is reused until the set changes (or 30 s passed).
+ * page, and slow on a busy cluster; so the whole window is asked for once per system (and again
+ * when the window grows), for its newest jobs only. Accounting's time-window query lags a few
+ * seconds behind a job's end (sacct --jobs already has it), so an answer may miss a job that just
+ * ended; and jobs submitted elsewhere appear only through the window. So the window's recent end
+ * is asked for again every `refreshMs` while listings go on: from a little before the last look
+ * (CATCH_UP_S), which is one small page. Jobs this connection saw (in those answers, submitted or
+ * queued) are asked for by id once they left the queue; that answer is reused until the set
+ * changes (or 30 s passed).
  */
 import type { JobListOptions } from '../api';
 import { isCancellation } from '../errors';
@@ -18,6 +22,10 @@ const LAG_MS = 120_000;
 const MAX_IDS = 100;
 /** A window that could not be asked for is asked for again after this long, not at every listing. */
 const SEED_RETRY_MS = 60_000;
+/** The window's recent end is asked for again this often by default. */
+const REFRESH_MS = 30_000;
+/** How far before the last look a catch-up starts: longer than accounting ever lags. */
+const CATCH_UP_S = 120;
 
 interface Tracked {
   /** Own job ids in the order first seen (submitted or queued), in job id order after the window was asked for. */
@@ -28,6 +36,8 @@ interface Tracked {
   lagging: Map<string, number>;
   /** The longest window (s) whose jobs were asked for; the request in flight; when one last failed. */
   seeded: number;
+  /** When the last window (or catch-up) request that answered was sent (ms). */
+  lookedAt?: number;
   seeding?: { windowS: number; answer: Promise<Job[]>; waiters: Set<() => void> };
   seedFailedAt?: number;
   /** The window's answer that came after listings went on without it (`onMore`): the next listing merges it. */
@@ -44,7 +54,7 @@ export interface RecentJobsSource {
 export class RecentJobs {
   private readonly systems = new Map<string, Tracked>();
 
-  constructor(private readonly source: RecentJobsSource, private readonly now: () => number = Date.now) {}
+  constructor(private readonly source: RecentJobsSource, private readonly now: () => number = Date.now, private readonly refreshMs = REFRESH_MS) {}
 
   private tracked(machine: string): Tracked {
     let t = this.systems.get(machine);
@@ -66,14 +76,19 @@ export class RecentJobs {
       return ready;
     }
     const windowS = WINDOW_S[o.timeWindow ?? '24h'];
-    if (t.seeded >= windowS) return undefined;
-    if (t.seedFailedAt !== undefined && this.now() - t.seedFailedAt < SEED_RETRY_MS) return undefined;
+    const now = this.now();
+    // The whole window once; afterwards only its recent end, now and then.
+    const catchUp = t.seeded >= windowS;
+    if (catchUp && (t.lookedAt === undefined || now - t.lookedAt < this.refreshMs)) return undefined;
+    if (t.seedFailedAt !== undefined && now - t.seedFailedAt < SEED_RETRY_MS) return undefined;
     if (!t.seeding || t.seeding.windowS < windowS) {
       // Its own signal: a listing that answered early (onMore) may be long settled when this ends.
       const asked = o.onMore ? { ...o, signal: undefined } : o;
-      const pending = { windowS, answer: this.source.recent(machine, Math.floor(this.now() / 1000) - windowS, MAX_IDS, asked), waiters: new Set<() => void>() };
+      const since = catchUp ? Math.max(Math.floor(now / 1000) - windowS, Math.floor((t.lookedAt ?? now) / 1000) - CATCH_UP_S) : Math.floor(now / 1000) - windowS;
+      const pending = { windowS, answer: this.source.recent(machine, since, MAX_IDS, asked), waiters: new Set<() => void>() };
       t.seeding = pending;
       pending.answer.then((jobs) => {
+        t.lookedAt = now;
         t.seeded = Math.max(t.seeded, windowS);
         t.seedFailedAt = undefined;
         if (pending.waiters.size > 0) {

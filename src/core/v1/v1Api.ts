@@ -46,7 +46,7 @@ export class V1Api implements FirecrestApi, V1Extras {
   readonly staging: V1Staging;
 
   /** `s3` carries the staging-area traffic (the client's S3 pools and TLS settings). */
-  constructor(http: ApiHttp, s3: S3Http) {
+  constructor(http: ApiHttp, s3: S3Http, opts: { windowRefreshMs?: number } = {}) {
     const v1 = new V1Http(http);
     this.taskRoutes = new Tasks(v1);
     this.status = new StatusRoutes(v1);
@@ -59,7 +59,7 @@ export class V1Api implements FirecrestApi, V1Extras {
     this.recent = new RecentJobs({
       finished: async (machine, jobIds, o) => wanted(await this.compute.accounting(machine, { jobIds, signal: o.signal, timeoutMs: o.timeoutMs }), o),
       recent: async (machine, startTime, count, o) => wanted(await this.compute.newestAccounting(machine, startTime, count, { signal: o.signal, timeoutMs: o.timeoutMs }), o),
-    });
+    }, Date.now, opts.windowRefreshMs);
   }
 
   serverVersion(o?: CallOptions): Promise<string | undefined> { return this.status.version(o); }
