@@ -67,6 +67,18 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promis
     return reply.code(204).send();
   });
 
+  app.get('/compat', async () => ({ mode: settings.compat, ingressPollSeconds: settings.ingressPollSeconds }));
+  // The upstream servers' behaviour (compat.ts) on or off at run time, for the suites that test it.
+  app.put('/compat', async (req, reply) => {
+    const body = (req.body ?? {}) as { mode?: unknown; ingressPollSeconds?: unknown };
+    if (body.mode !== 'none' && body.mode !== 'upstream') return reply.code(400).send({ error: 'mode must be "none" or "upstream"' });
+    const poll = body.ingressPollSeconds;
+    if (poll !== undefined && (typeof poll !== 'number' || !Number.isInteger(poll) || poll < 1)) return reply.code(400).send({ error: 'ingressPollSeconds must be a positive integer' });
+    settings.compat = body.mode;
+    settings.ingressPollSeconds = typeof poll === 'number' ? poll : body.mode === 'upstream' ? 60 : 1;
+    return { mode: settings.compat, ingressPollSeconds: settings.ingressPollSeconds };
+  });
+
   app.get('/settings', async () => current());
   app.put('/settings', async (req, reply) => {
     const body = (req.body ?? {}) as Record<string, unknown>;

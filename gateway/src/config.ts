@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import type { FaultConfig } from './faults';
 import type { FileSystemConfig } from './v2/context';
+import type { CompatMode } from './compat';
 
 export interface SystemConfig {
   name: string;
@@ -39,6 +40,10 @@ export interface GatewayConfig {
   maxStagingBytesPerUser: number;
   /** Users besides root who may update or delete any reservation; others only their own. */
   reservationAdmins: string[];
+  /** `upstream`: behave as the upstream servers were observed to (compat.ts); default `none`. */
+  compat: CompatMode;
+  /** Seconds between the ingress job's probes of a staged object (default 1; upstream mode 60). */
+  ingressPollSeconds?: number;
   /** Seconds a finished job is missing from time-window accounting (Slurm's lag: 3-4 s); 0 = none. */
   accountingLagSeconds: number;
   appVersion: string;
@@ -71,6 +76,7 @@ export function defaultConfig(now = Math.floor(Date.now() / 1000)): GatewayConfi
     maxStagingBytesPerUser: 68719476736,
     reservationAdmins: [],
     accountingLagSeconds: 0,
+    compat: 'none',
     appVersion: '2.5.6',
     healthIntervalSeconds: 120,
     local: {

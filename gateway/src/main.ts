@@ -1,14 +1,15 @@
 /**
  * The gateway's command line:
  *   node dist/gateway.js [--host 127.0.0.1] [--port 0] [--scheduler auto|slurm|local]
- *                        [--state-dir DIR] [--config FILE] [--verbose]
+ *                        [--state-dir DIR] [--config FILE] [--compat none|upstream] [--verbose]
  * Once listening it prints ONE JSON line on stdout (URLs, credentials, admin token); everything
  * else goes to stderr. SIGTERM/SIGINT close the server and stop the schedulers.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { TokenService } from './auth';
+import type { CompatMode } from './compat';
 import { loadConfig, type GatewayConfig } from './config';
 import { Faults } from './faults';
 import { HealthChecker } from './http/health';
@@ -28,9 +29,10 @@ interface Args {
   stateDir: string;
   config?: string;
   verbose: boolean;
+  compat?: CompatMode;
 }
 
-const USAGE = 'usage: gateway [--host 127.0.0.1] [--port 0] [--scheduler auto|slurm|local] [--state-dir DIR] [--config FILE] [--verbose]';
+const USAGE = 'usage: gateway [--host 127.0.0.1] [--port 0] [--scheduler auto|slurm|local] [--state-dir DIR] [--config FILE] [--compat none|upstream] [--verbose]';
 
 function parseArgs(argv: string[]): Args {
   const args: Args = { host: '127.0.0.1', port: 0, scheduler: 'auto', stateDir: resolve('.state/gateway'), verbose: false };
@@ -50,6 +52,11 @@ function parseArgs(argv: string[]): Args {
     } else if (a === '--state-dir') args.stateDir = resolve(value());
     else if (a === '--config') args.config = resolve(value());
     else if (a === '--verbose') args.verbose = true;
+    else if (a === '--compat') {
+      const c = value();
+      if (c !== 'none' && c !== 'upstream') throw new Error(`--compat must be none or upstream\n${USAGE}`);
+      args.compat = c;
+    }
     else if (a === '--help' || a === '-h') {
       console.error(USAGE);
       process.exit(0);
@@ -106,6 +113,8 @@ async function main(): Promise<void> {
   const outage = new SchedulerOutage();
   const systems = await startSystems(config, args, users, probeUser, outage);
 
+  const compat = args.compat ?? config.compat;
+  const configured = (key: string): boolean => args.config !== undefined && key in (JSON.parse(readFileSync(args.config, 'utf8')) as Record<string, unknown>);
   const settings: GatewaySettings = {
     maxOpsFileSize: config.maxOpsFileSize,
     commandTimeoutSeconds: config.commandTimeoutSeconds,
@@ -117,7 +126,9 @@ async function main(): Promise<void> {
     maxExtractBytes: config.maxExtractBytes,
     maxStagingBytesPerUser: config.maxStagingBytesPerUser,
     reservationAdmins: config.reservationAdmins,
-    accountingLagSeconds: config.accountingLagSeconds,
+    accountingLagSeconds: compat === 'upstream' && !configured('accountingLagSeconds') ? 4 : config.accountingLagSeconds,
+    compat,
+    ingressPollSeconds: config.ingressPollSeconds ?? (compat === 'upstream' ? 60 : 1),
   };
   const health = new HealthChecker(systems, probeUser, config.healthIntervalSeconds);
   const adminToken = randomBytes(24).toString('base64url');
@@ -165,6 +176,7 @@ async function main(): Promise<void> {
     systems: [...systems.keys()],
     user: first.user,
     scheduler: kind,
+    compat: settings.compat,
     stateDir: args.stateDir,
     admin: `${origin}/_admin`,
     adminToken,

@@ -159,6 +159,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   await app.register(multipart, { limits: { fileSize: deps.v2.settings.maxOpsFileSize + 1 } });
 
   app.addHook('onRequest', async (req, reply) => {
+    req.f7tCompat = deps.v2.settings.compat;
     const isApi = FAULTY.test(req.url);
     // Token requests go to the identity provider in a real deployment: counted apart from API calls.
     if (isApi) deps.stats.countRequest(req.method, req.routeOptions.url);

@@ -233,9 +233,10 @@ export class Connections extends Disposable implements ConnectionService {
         await client.dispose();
         throw new UnauthorizedError(`The connection "${name}" changed while connecting; try again.`);
       }
-      entry.serverVersion = serverVersion;
+      // A v1 server without F7T_GENERAL_INFORMATION reports none: shown as such, never guessed.
+      entry.serverVersion = serverVersion ?? (client.apiVersion === 'v1' ? 'version not reported' : undefined);
       this.setState(entry, 'connected');
-      this.log.info(`Connected to "${name}" (${client.apiVersion}${serverVersion ? `, server ${serverVersion}` : ''}).`);
+      this.log.info(`Connected to "${name}" (${client.apiVersion}${serverVersion ? `, server ${serverVersion}` : client.apiVersion === 'v1' ? ', the server reports no version: its 1.16 features are probed' : ''}).`);
       return client;
     } catch (e) {
       entry.client = undefined;

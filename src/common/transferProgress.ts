@@ -17,7 +17,7 @@ function describe(p: Progress): string {
     const eta = p.eta !== undefined && p.rate ? `, ${Math.ceil(p.eta)} s left` : '';
     return `${(p.bytesDone / MiB).toFixed(1)} of ${(p.bytesTotal / MiB).toFixed(1)} MiB${parts}${rate}${eta}`;
   }
-  if (p.phase === 'waiting') return 'waiting for the transfer job';
+  if (p.phase === 'waiting') return p.message ?? 'waiting for the transfer job';
   if (p.phase === 'verifying') return 'comparing SHA-256 with the server';
   if (p.phase === 'completing') return 'completing the upload';
   return p.message ?? p.phase;

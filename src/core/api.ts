@@ -183,7 +183,7 @@ export interface V1InternalTransferOptions {
   stageOutJobId?: string;
   account?: string;
   dereference?: boolean;
-  /** extract: the archive type (`tar.gz`, `zip`, ...). */
+  /** extract: the archive type as the server takes it (`.gz`, `.tgz`, `.bz2`, `.tar`, `.zip`). */
   type?: string;
 }
 

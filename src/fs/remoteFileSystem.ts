@@ -121,9 +121,7 @@ export class RemoteFileSystem {
       if (isProbed(uri.path)) throw new FsError('FileNotFound', `${uri.path}: no such file or directory`);
       this.invalidate(uri.dirname);
       const again = await this.list(uri.dirname);
-      const entry = again.entries.get(uri.basename);
-      if (!entry) throw new FsError('FileNotFound', `${uri.path}: no such file or directory`);
-      return entry;
+      return again.entries.get(uri.basename) ?? this.notListed(uri);
     }
     const older = this.listings.peek(parentKey, this.folderStatMaxAgeMs)?.entries.get(uri.basename);
     if (older && older.type & EntryType.Directory) return older;
@@ -138,9 +136,25 @@ export class RemoteFileSystem {
       if (e instanceof FsError && e.code === 'FileNotADirectory') throw new FsError('FileNotFound', `${uri.path}: no such file or directory`);
       throw e;
     }
-    const entry = parent.entries.get(uri.basename);
-    if (!entry) throw new FsError('FileNotFound', `${uri.path}: no such file or directory`);
-    return entry;
+    return parent.entries.get(uri.basename) ?? (isProbed(uri.path) ? this.notFound(uri) : this.notListed(uri));
+  }
+
+  private notFound(uri: FirecrestUri): never {
+    throw new FsError('FileNotFound', `${uri.path}: no such file or directory`);
+  }
+
+  /**
+   * A name the parent's listing does not hold may still exist under it: a server without a UTF-8
+   * locale lists non-ASCII names escaped, so the listing names them differently. Asked for directly
+   * before it counts as missing.
+   */
+  private async notListed(uri: FirecrestUri): Promise<RemoteEntry> {
+    try {
+      return await this.statSingle(uri);
+    } catch (e) {
+      if (e instanceof NotFoundError) this.notFound(uri);
+      throw e;
+    }
   }
 
   private statSingle(uri: FirecrestUri): Promise<RemoteEntry> {

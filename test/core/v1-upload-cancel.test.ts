@@ -54,7 +54,7 @@ void describe('v1 staged upload cancelled', { skip: t.apiVersion !== 'v1' ? 'run
 
   async function assertInvalidated(remote: string, e: unknown): Promise<void> {
     assert.ok(e instanceof CancelledError, String(e));
-    assert.match(e.message, /staged upload task [0-9a-f]{32} invalidated/);
+    assert.match(e.message, /accepted the invalidation of staged upload task [0-9a-f]{32}/);
     const task = await taskOf(remote);
     assert.equal(task.status, 302, `task ${task.id}: ${task.description}`);
     const late = await postForm(task);

@@ -127,7 +127,7 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
   });
 
   it('clamps a time limit above the partition maximum', async function () {
-    skipBecause(this, knowsMaxTime ? undefined : 'the connection reports no partition time limits (API v1)');
+    skipBecause(this, knowsMaxTime ? undefined : 'the server reports no partition time limits (upstream v2 and v1 partitions carry none)');
     const { editor, uri } = await open('time.sh', '#!/bin/bash\n#SBATCH -p debug\n#SBATCH --time=2:00:00\nsrun true\n', (d) => d.length > 0);
     assert.deepEqual(diags(uri), [['time-above-max', 2, 15, 22, "Time limit 02:00:00 is above the maximum of partition 'debug' (01:00:00): sbatch refuses the job."]]);
     const [fix] = await fixes(uri, 2, 16);

@@ -12,6 +12,8 @@ export interface GatewayInfo {
   systems: string[];
   user?: string;
   scheduler?: 'slurm' | 'local';
+  /** `upstream` when the gateway reproduces the upstream servers' behaviour (--compat upstream). */
+  compat?: 'none' | 'upstream';
   stateDir?: string;
   admin?: string;
   adminToken?: string;

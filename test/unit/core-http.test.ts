@@ -92,6 +92,17 @@ void describe('error mapping', () => {
     assert.ok(p instanceof PermissionDeniedError);
     const t = errorFromResponse({ status: 400, route: 'GET /utilities/ls', headers: { 'x-timeout': 'Command has finished with timeout signal' }, body: '{}' });
     assert.ok(t instanceof TimeoutError);
+    // The tool's own words (with the path) in `error` are kept next to the header's.
+    const c = errorFromResponse({ status: 400, route: 'PUT /utilities/chmod', headers: { 'x-invalid-path': '/x/missing.txt is an invalid path' }, body: '{"error": "chmod: cannot access \'/x/missing.txt\': No such file or directory"}' });
+    assert.ok(c instanceof NotFoundError);
+    assert.equal(c.message, "/x/missing.txt is an invalid path: chmod: cannot access '/x/missing.txt': No such file or directory");
+  });
+  void it('maps the scheduler\'s "Invalid job id" 500 to NotFoundError and the unescaped-quote shell error to a clear refusal', () => {
+    const j = errorFromResponse({ status: 500, route: 'DELETE /compute/{system}/jobs/{jobId}', headers: {}, body: JSON.stringify({ errorType: 'error', message: 'Unexpected Slurm command response. exit_status:0 std_err:scancel: error: Kill job error on job id 99: Invalid job id specified', causedBy: null, data: null, user: 'alice' }) });
+    assert.ok(j instanceof NotFoundError, String(j));
+    const q = errorFromResponse({ status: 500, route: 'POST /filesystem/{system}/ops/upload', headers: {}, body: JSON.stringify({ errorType: 'error', message: "Remote process failed with exit status:2 and error message:bash: -c: line 1: unexpected EOF while looking for matching `''", causedBy: null, data: null, user: 'alice' }) });
+    assert.ok(q instanceof InvalidInputError, String(q));
+    assert.match(q.message, /cannot handle ' in file names/);
   });
   void it('reads the v1 body (description + error)', () => {
     const e = errorFromResponse({ status: 401, route: 'GET /utilities/ls', headers: {}, body: '{"description": "JWT token has expired"}' });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { NotFoundError, PermissionDeniedError, ServerError, TimeoutError } from '../../src/core/errors';
 import { withDirectives, withWorkingDirectory } from '../../src/core/v1/compute';
-import { DEFAULT_V1_VERSION, parseV1Version, versionAtLeast } from '../../src/core/v1/status';
+import { parseV1Version, versionAtLeast } from '../../src/core/v1/status';
 import { taskError, taskSleeps } from '../../src/core/v1/tasks';
 import { acctJob, queueJob, reservation, slurmDuration } from '../../src/core/v1/translate';
 
@@ -53,8 +53,8 @@ void describe('v1 job shapes', () => {
 void describe('v1 versions and submit directives', () => {
   void it('reads v-prefixed versions; anything else is the 1.15.0 default', () => {
     assert.equal(parseV1Version('v1.16.6'), '1.16.6');
-    assert.equal(parseV1Version('not defined'), DEFAULT_V1_VERSION);
-    assert.equal(parseV1Version(undefined), '1.15.0');
+    assert.equal(parseV1Version('not defined'), undefined, 'no version: the 1.16 routes are probed instead of assuming 1.15');
+    assert.equal(parseV1Version(undefined), undefined);
     assert.ok(versionAtLeast('1.16.0', '1.16.0') && versionAtLeast('1.16.6', '1.16.0') && !versionAtLeast('1.15.0', '1.16.0') && versionAtLeast('2.0.0', '1.16.0'));
   });
 

@@ -6,6 +6,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { ApiError, validationError } from '../http/errors';
+import { refuseUnescapedQuote } from '../compat';
 
 type Location = 'query' | 'body';
 
@@ -19,14 +20,14 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 /** Input values of one request location with pydantic-like coercion. */
 export class Inputs {
-  private constructor(private readonly location: Location, private readonly values: Record<string, unknown>) {}
+  private constructor(private readonly location: Location, private readonly values: Record<string, unknown>, private readonly req: FastifyRequest) {}
 
   static query(req: FastifyRequest): Inputs {
     const q = isRecord(req.query) ? req.query : {};
     // A repeated query key arrives as an array; FastAPI keeps the last value for scalar parameters.
     const last: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(q)) last[k] = Array.isArray(v) ? v[v.length - 1] : v;
-    return new Inputs('query', last);
+    return new Inputs('query', last, req);
   }
 
   static body(req: FastifyRequest): Inputs {
@@ -36,7 +37,7 @@ export class Inputs {
         data: { fields: [{ location: 'body', name: 'body', message: 'Input should be a valid dictionary or object to extract fields from' }] },
       });
     }
-    return new Inputs('body', req.body);
+    return new Inputs('body', req.body, req);
   }
 
   /** The first of `names` that is present (undefined when none is; null is a present value). */
@@ -94,12 +95,16 @@ export class Inputs {
 
   /** The main path of a filesystem request, checked to be absolute. */
   path(names: string[] = ['path']): string {
-    return checkPath(this.requiredString(names));
+    const path = checkPath(this.requiredString(names));
+    refuseUnescapedQuote(this.req, path);
+    return path;
   }
 
   /** The main path of a filesystem body: `path`, `sourcePath` or `source_path` (errors name `sourcePath`). */
   sourcePath(): string {
-    return checkPath(this.requiredString(['sourcePath', 'path', 'source_path']));
+    const path = checkPath(this.requiredString(['sourcePath', 'path', 'source_path']));
+    refuseUnescapedQuote(this.req, path);
+    return path;
   }
 }
 

@@ -7,6 +7,7 @@ import { ApiError } from '../http/errors';
 import { ctx, type V2Deps } from '../v2/context';
 import { Inputs } from './inputs';
 import { runRemote } from './run-remote';
+import { upstream, upstreamView } from '../compat';
 
 /** head and tail share their inputs: `bytes` xor `lines`, and the skip flag of each. */
 function contentInputs(q: Inputs, skipName: string): { path: string; bytes?: number; lines?: number; skip: boolean } {
@@ -63,6 +64,7 @@ export async function readRoutes(app: FastifyInstance, deps: V2Deps): Promise<vo
     // their total counts against the output limit, as on the real server.
     const argv = ['dd', `if=${path}`, `bs=${size}`, `skip=${Math.floor(offset / size)}`, 'count=2', 'status=none'];
     const out = await runRemote(user, argv, settings);
+    if (upstream(req)) return { output: upstreamView(out.stdout, offset, size) };
     const from = offset % size;
     return { output: out.stdout.subarray(from, from + size).toString('utf8') };
   });

@@ -13,8 +13,10 @@ export interface IngressScript {
   objectUrl: string;
   /** Presigned DELETE of the staged object, called once it has been copied. */
   deleteUrl: string;
-  /** How many 1 s probes before giving up (the client never completed the upload). */
+  /** How many seconds of probing before giving up (the client never completed the upload). */
   maxProbes: number;
+  /** Seconds between probes (1; upstream's ingress job probes every 60 s). */
+  probeSeconds?: number;
 }
 
 /**
@@ -36,9 +38,9 @@ export function ingressScript(s: IngressScript): string {
     '    code=$(curl -s -o /dev/null -w "%{http_code}" -I "$url")',
     '    [ "$code" = 200 ] && break',
     '    if [ "$code" != 404 ] && [ "$code" != 000 ]; then echo "The staging area refused the object probe (HTTP $code)" >&2; exit 4; fi',
-    '    probes=$((probes + 1))',
+    `    probes=$((probes + ${s.probeSeconds ?? 1}))`,
     `    if [ "$probes" -ge ${s.maxProbes} ]; then echo "The staged object did not appear within ${s.maxProbes} s" >&2; exit 4; fi`,
-    '    sleep 1',
+    `    sleep ${s.probeSeconds ?? 1}`,
     'done',
     'is_dir',
     // Into a temporary name next to the target, renamed over it once whole: a job killed mid-way

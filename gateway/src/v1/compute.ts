@@ -15,6 +15,7 @@ import { commandError, V1Error } from './errors';
 import { paginate, parseSacctTime } from './paging';
 import { parseEnv, submitJob, taskDir, writeScript } from './submit';
 import { runTask, taskCreated } from './tasks';
+import { upstream } from '../compat';
 
 const JOB_ID = /^\d+([+_]\d+|_\[[\d,-]+\])?$/;
 
@@ -163,8 +164,13 @@ export async function computeRoutes(app: FastifyInstance, deps: V1Deps): Promise
     const q = Fields.query(req, 'Failed to retrieve account information');
     const ids = jobIds(q, 'jobs');
     // A time that fails validation is silently dropped, as on the real server.
-    const startTime = parseSacctTime(q.raw('starttime'));
-    const endTime = parseSacctTime(q.raw('endtime'));
+    // Upstream 1.16.6 takes only YYYY-MM-DD: a time of day makes it drop the value ("wrongly encoded").
+    const time = (name: string): number | undefined => {
+      const raw = q.raw(name);
+      return upstream(req) && raw !== undefined && raw.includes('T') ? undefined : parseSacctTime(raw);
+    };
+    const startTime = time('starttime');
+    const endTime = time('endtime');
     return start(req, 'Failed to retrieve account information', async (user, system) => {
       const all = await system.scheduler.accounting(user, { jobIds: ids, startTime, endTime });
       const list = ids ? all : withAccountingLag(all, settings.accountingLagSeconds);

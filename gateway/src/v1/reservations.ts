@@ -9,6 +9,7 @@ import type { SystemRuntime } from '../v2/context';
 import { slurmTimestamp } from './compute-shapes';
 import { Fields, v1User, type V1Deps } from './context';
 import { V1Error } from './errors';
+import { upstream } from '../compat';
 
 const NAME = /^[a-z_$][-a-z_$0-9]*$/;
 const TIME = /^(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)$/;
@@ -120,6 +121,8 @@ export async function reservationRoutes(app: FastifyInstance, deps: V1Deps): Pro
     const name = checkName('creating', 'reservation', f.raw('reservation')) ?? '';
     const account = checkName('creating', 'account', f.raw('account'));
     const r = spec('creating', f, name, account);
+    // A site's own reservation tool, with its own words (upstream's test cluster).
+    if (upstream(req) && r.nodeType !== 'f7t') throw fail('creating', 'only f7t feature type are supported');
     await tool('creating', () => s.scheduler.createReservation(r));
     deps.reservationOwners.created(v1User(req), s.name, name);
     return reply.code(201).send({ success: `Reservation created: ${name}` });

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { SystemRuntime } from '../v2/context';
 import { STORAGE_MAX_FILE_MB, TEMPURL_EXP_SECONDS, type V1Deps } from './context';
 import { V1Error } from './errors';
+import { upstream } from '../compat';
 
 /** The v1 release this gateway speaks (top of the reference server's CHANGELOG). */
 export const FIRECREST_VERSION = 'v1.16.6';
@@ -59,14 +60,15 @@ export async function statusRoutes(app: FastifyInstance, deps: V1Deps): Promise<
     return { description: `Filesystem information for system ${s.name}`, out: fileSystems(s) };
   });
 
-  app.get('/parameters', async () => {
+  app.get('/parameters', async (req) => {
     const { settings } = deps;
     const mb = (bytes: number): string => String(Math.round((bytes / 1048576) * 1000) / 1000);
     return {
       description: "Firecrest's parameters",
       out: {
         general: [
-          entry('FIRECREST_VERSION', FIRECREST_VERSION, '', 'FirecREST version.'),
+          // A server deployed without F7T_GENERAL_INFORMATION reports no version.
+          ...(upstream(req) ? [] : [entry('FIRECREST_VERSION', FIRECREST_VERSION, '', 'FirecREST version.')]),
           entry('FIRECREST_BUILD', BUILD, '', 'FirecREST build timestamp.'),
         ],
         compute: [entry('WORKLOAD_MANAGER', 'Slurm', '', 'Type of workload manager of the systems.')],

@@ -14,6 +14,7 @@ import type { UnixUser } from '../users';
 import { Fields, hasInvalidChar, machine, STORAGE_MAX_FILE_MB, TEMPURL_EXP_SECONDS, v1User, type V1Deps } from './context';
 import { commandError, V1Error } from './errors';
 import { readAsUser, writeAsUser } from './user-stream';
+import { upstream } from '../compat';
 
 const MAX_BYTES = STORAGE_MAX_FILE_MB * 1024 * 1024;
 
@@ -149,7 +150,8 @@ export async function storageExternalRoutes(app: FastifyInstance, deps: V1Deps):
       signer.revoke(user, id);
     }
     try {
-      await store.deletePrefix(user, id);
+      // Upstream deletes a key with the prefix doubled: the object stays readable.
+      if (!upstream(req)) await store.deletePrefix(user, id);
     } catch {
       throw new V1Error(400, { error: 'Could not invalidate URL' });
     }

@@ -39,7 +39,11 @@ function commandOf(op: Op, f: Fields, maxExtractBytes: number): string[] {
     case 'mv': return ['mv', '--force', '--', source, target];
     case 'rsync': return ['rsync', '-av', '--', source, target];
     case 'compress': return ['tar', ...(f.bool('dereference') ? ['--dereference'] : []), '-czf', target, '-C', posix.dirname(source), '--', posix.basename(source)];
-    case 'extract': return extractCommand(source, target, f.optional('type'), maxExtractBytes);
+    case 'extract': {
+      const argv = extractCommand(source, target, f.optional('type'), maxExtractBytes);
+      if (!argv) throw new V1Error(400, { description: 'Failed to submit extract job', error: 'Unsupported file format' });
+      return argv;
+    }
   }
 }
 

@@ -18,17 +18,19 @@ async function form(req: FastifyRequest, deps: V1Deps, command: string): Promise
   return f;
 }
 
+/** The `type` values the real server takes (with the dot); anything else is "Unsupported file format". */
+export const EXTRACT_TYPES = ['.zip', '.tar', '.bz2', '.gz', '.tgz'] as const;
+
 /**
  * The extraction command from `type` (Q1: the server reads `type`; `extension` is ignored), else from
- * the source suffix.
+ * the source suffix. undefined for a `type` the server does not take (`tar.gz`, `gz` without the dot).
  */
-export function extractCommand(source: string, target: string, type: string | undefined, maxBytes: number): string[] {
-  const t = (type ?? '').replace(/^\./, '').toLowerCase();
-  const s = source.toLowerCase();
-  const is = (types: string[], suffixes: string[]): boolean => (t ? types.includes(t) : suffixes.some((x) => s.endsWith(x)));
-  if (is(['zip'], ['.zip'])) return unzipArgv(source, target, maxBytes);
-  if (is(['bz2', 'bzip2', 'tar.bz2', 'tbz'], ['.bz2'])) return extractArgv(source, target, 'bzip2', maxBytes);
-  if (is(['gz', 'gzip', 'tgz', 'tar.gz'], ['.gz', '.tgz'])) return extractArgv(source, target, 'gzip', maxBytes);
+export function extractCommand(source: string, target: string, type: string | undefined, maxBytes: number): string[] | undefined {
+  if (type && !(EXTRACT_TYPES as readonly string[]).includes(type)) return undefined;
+  const kind = type || EXTRACT_TYPES.find((x) => source.toLowerCase().endsWith(x)) || '.tar';
+  if (kind === '.zip') return unzipArgv(source, target, maxBytes);
+  if (kind === '.bz2') return extractArgv(source, target, 'bzip2', maxBytes);
+  if (kind === '.gz' || kind === '.tgz') return extractArgv(source, target, 'gzip', maxBytes);
   return extractArgv(source, target, 'none', maxBytes);
 }
 
@@ -114,6 +116,7 @@ export async function utilitiesRoutes(app: FastifyInstance, deps: V1Deps): Promi
   app.post('/extract', async (req, reply) => {
     const f = await form(req, deps, 'extract');
     const argv = extractCommand(f.required('sourcePath'), f.required('targetPath'), f.optional('type'), settings.maxExtractBytes);
+    if (!argv) throw new V1Error(400, { description: 'Error on extract operation', error: 'Unsupported file format' });
     await runV1(v1User(req), argv, 'extract', settings);
     return reply.code(201).send(ok('Success to extract file or directory.'));
   });

@@ -4,6 +4,7 @@ import { ApiError, validationError } from '../http/errors';
 import { queryBool, queryString } from '../http/query';
 import { SchedulerError, withAccountingLag, type JobRecord, type JobSpec } from '../scheduler/types';
 import { ctx, type V2Deps } from './context';
+import { srunWithoutShell, unknownJobCancel, upstream } from '../compat';
 
 const TIME_WINDOWS: Record<string, number> = { '1h': 3600, '8h': 8 * 3600, '24h': 24 * 3600, '3d': 3 * 86400, '7d': 7 * 86400 };
 const DEFAULT_ENV = { F7T_version: 'v2.0.0' };
@@ -149,7 +150,7 @@ export async function computeRoutes(app: FastifyInstance, deps: V2Deps): Promise
     try {
       await system.scheduler.cancel(user, jobId(req));
     } catch (e) {
-      if (e instanceof SchedulerError && e.status === 404) throw new ApiError(404, 'Job not found');
+      if (e instanceof SchedulerError && e.status === 404) throw upstream(req) ? unknownJobCancel(jobId(req)) : new ApiError(404, 'Job not found');
       throw e;
     }
     return reply.code(204).send();
@@ -160,7 +161,8 @@ export async function computeRoutes(app: FastifyInstance, deps: V2Deps): Promise
     const id = jobId(req);
     const body = req.body;
     if (!isObject(body) || typeof body.command !== 'string') throw validationError('body', 'command', 'Field required');
-    const r = await system.scheduler.attach(user, id, body.command, deps.settings.commandTimeoutSeconds * 1000);
+    const command = upstream(req) ? srunWithoutShell(body.command) : body.command;
+    const r = await system.scheduler.attach(user, id, command, deps.settings.commandTimeoutSeconds * 1000);
     if (r.exitCode !== 0) throw new ApiError(500, `Remote process failed with exit status:${r.exitCode} and error message:${r.stderr}`);
     return reply.code(204).send();
   });

@@ -5,6 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Scheduler } from '../scheduler/types';
 import type { UnixUser } from '../users';
+import type { CompatMode } from '../compat';
 
 export interface FileSystemConfig {
   path: string;
@@ -39,6 +40,10 @@ export interface GatewaySettings {
   maxExtractBytes: number;
   /** Bytes of staged uploads one user may hold in the staging area at once (default 64 GiB). */
   maxStagingBytesPerUser: number;
+  /** `upstream`: reproduce the upstream servers' observed behaviour (compat.ts). */
+  compat: CompatMode;
+  /** Seconds between the staged-upload ingress job's probes of the object (upstream: 60). */
+  ingressPollSeconds: number;
   /** Seconds a finished job stays out of window listings (v2 jobs, v1 acct by time), as slurmdbd lags. */
   accountingLagSeconds: number;
   /** Users besides root who may update or delete any reservation (v1). */

@@ -13,6 +13,7 @@ import { runRemote } from '../fs/run-remote';
 import { compressArgv, compressionOf, extractArgv } from '../fs/tar-commands';
 import { ctx, type V2Deps } from './context';
 import { atomicWriteArgv } from '../fs/atomic-write';
+import { cEscapedName, emptyUploadTimesOut, refuseUnescapedQuote, upstream } from '../compat';
 
 function errorCode(e: unknown): string | undefined {
   return typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
@@ -54,7 +55,7 @@ export async function opsRoutes(app: FastifyInstance, deps: V2Deps): Promise<voi
       numericUid: q.bool(['numericUid']),
       dereference: q.bool(['dereference']),
     }, listing);
-    return { output };
+    return { output: upstream(req) ? output.map((f) => ({ ...f, name: cEscapedName(f.name) })) : output };
   });
 
   app.put('/chmod', async (req) => {
@@ -114,6 +115,8 @@ export async function opsRoutes(app: FastifyInstance, deps: V2Deps): Promise<voi
       throw new ApiError(400, `Invalid file name: '${name}'.`);
     }
     const target = dir.endsWith('/') ? `${dir}${name}` : `${dir}/${name}`;
+    refuseUnescapedQuote(req, target);
+    await emptyUploadTimesOut(req, data.length, settings.commandTimeoutSeconds);
     // Written by the user's own process so ownership, umask and permission errors are real.
     await runRemote(user, atomicWriteArgv(target, data.length), settings, { stdin: data });
     return reply.code(204).send();

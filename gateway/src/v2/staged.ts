@@ -84,6 +84,7 @@ export async function stagedTransferRoutes(app: FastifyInstance, deps: V2Deps, s
       objectUrl: signer.presignUrl('GET', settings.origin, bucket, key, ttl),
       deleteUrl: signer.presignUrl('DELETE', settings.origin, bucket, key, ttl),
       maxProbes: Math.min(ttl, MAX_WAIT_SECONDS),
+      probeSeconds: settings.ingressPollSeconds,
     }), account).catch(async (e: unknown) => {
       await uploads.abort(uploadId, bucket, key).catch(() => undefined);
       throw e;

@@ -6,6 +6,7 @@ import { ApiError } from '../http/errors';
 import { queryBool } from '../http/query';
 import { SchedulerError } from '../scheduler/types';
 import { ctx, type SystemRuntime, type V2Deps } from './context';
+import { upstream } from '../compat';
 
 export interface StatusDeps extends V2Deps {
   health: HealthChecker;
@@ -84,6 +85,8 @@ export async function statusRoutes(app: FastifyInstance, deps: StatusDeps): Prom
     // Accepted for compatibility; the scheduler interface has no hidden partitions to reveal.
     queryBool(req, 'show_hidden', false);
     const parts = await wrapped(() => system.scheduler.partitions(user));
+    // Upstream carries name, CPUs, node count and state only.
+    if (upstream(req)) return { partitions: parts.map((p) => ({ name: p.name, cpus: p.cpus, totalNodes: p.totalNodes, partition: p.state })) };
     return {
       partitions: parts.map((p) => ({
         name: p.name,

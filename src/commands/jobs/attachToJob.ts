@@ -7,10 +7,9 @@
 import * as vscode from 'vscode';
 import type { ExtensionServices } from '../../common/services';
 import { NotSupportedError } from '../../core/errors';
+import { bashCommand, shellQuote } from '../../core/shellQuote';
 import { FirecrestUri } from '../../core/uri';
 import { resolveJob } from './pickers';
-
-const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 export async function attachToJob(services: ExtensionServices, arg?: unknown): Promise<string | undefined> {
   const ref = await resolveJob(services, arg, { activeOnly: true, placeHolder: 'Run a command in which job?' });
@@ -27,7 +26,9 @@ export async function attachToJob(services: ExtensionServices, arg?: unknown): P
   if (job.stateClass !== 'running') throw new Error(`Job ${ref.jobId} is ${job.state.toLowerCase()}: only a running job can run commands.`);
   const dir = job.workingDirectory ?? '/tmp';
   const file = `${dir.replace(/\/+$/, '')}/.firecrest-attach-${ref.jobId}-${Date.now()}.out`;
-  const wrapped = `{ ${command}\n} > ${quote(file)} 2>&1; echo "[exit $?]" >> ${quote(file)}`;
+  // Upstream runs `srun --jobid=N --overlap <command>` with no shell of its own: the grouping and the
+  // redirections need one, so the whole script is handed to bash as one word.
+  const wrapped = bashCommand(`{ ${command}\n} > ${shellQuote(file)} 2>&1; echo "[exit $?]" >> ${shellQuote(file)}`);
   await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Running in job ${ref.jobId}: ${command}` }, () =>
     client.attachToJob(ref.system, ref.jobId, wrapped),
   );

@@ -3,13 +3,13 @@
  * printed (`view` with offset/size), so a 10 MB output costs about 10 MB on the wire, not the
  * file again per poll. Free of `vscode` so the benchmark runs it from Node.
  *
- * Text is printed up to the last newline of each answer and the offset moves by exactly those
- * bytes: a line (or a multi-byte character) cut at the end of an answer is fetched again whole
- * the next time instead of being printed broken.
+ * The reading itself is core's OffsetReader: text up to the last newline of each answer, the
+ * offset moved by exactly those bytes, exact on servers that slice `view` by characters too.
  */
 import type { FirecrestApi } from '../../core/api';
 import { NotFoundError, isCancellation } from '../../core/errors';
 import type { Job } from '../../core/model';
+import { OffsetReader } from '../../core/offsetReader';
 
 export type BacklogChoice = 'tail' | 'all' | 'cancel';
 
@@ -41,14 +41,15 @@ export interface StreamResult {
 
 export class OutputStreamer {
   readonly stats = { requests: 0, bytesFetched: 0, bytesWritten: 0 };
-  private offset = 0;
+  private readonly reader: OffsetReader;
   private readonly startedAt = Date.now();
 
-  constructor(private readonly o: StreamerOptions) {}
+  constructor(private readonly o: StreamerOptions) {
+    this.reader = new OffsetReader(o.client, o.system, o.path, o.chunkBytes ?? 1 << 20);
+  }
 
   async run(): Promise<StreamResult> {
     const o = this.o;
-    const chunk = o.chunkBytes ?? 1 << 20;
     const fast = o.fastMs ?? 1000;
     const slow = o.slowMs ?? 10_000;
     let delay = fast;
@@ -75,10 +76,10 @@ export class OutputStreamer {
           if (total > (o.backlogBytes ?? 50 << 20) && o.askBacklog) {
             const choice = await o.askBacklog(total);
             if (choice === 'cancel') return { reason: 'cancelled' };
-            if (choice === 'tail') this.offset = Math.max(0, total - (o.tailBytes ?? 1 << 20));
+            if (choice === 'tail') this.reader.seek(Math.max(0, total - (o.tailBytes ?? 1 << 20)));
           }
         }
-        const got = await this.readOnce(chunk, false);
+        const got = await this.readOnce(false);
         if (got === 'full') continue; // more waiting on the server: read again at once
         if (got === 'some') {
           delay = fast;
@@ -86,7 +87,7 @@ export class OutputStreamer {
           const job = await this.jobIfFinal();
           if (job) {
             // The job ended: whatever the file holds now is all there will be.
-            while ((await this.readOnce(chunk, true)) === 'full');
+            while ((await this.readOnce(true)) === 'full');
             return { reason: 'ended', job };
           }
           delay = Math.min(slow, delay * 1.5);
@@ -100,28 +101,21 @@ export class OutputStreamer {
   }
 
   /** One request from the current offset. `final` prints a trailing partial line too. */
-  private async readOnce(chunk: number, final: boolean): Promise<'none' | 'some' | 'full'> {
-    let text: string;
+  private async readOnce(final: boolean): Promise<'none' | 'some' | 'full'> {
+    let got;
     try {
-      text = await this.o.client.view(this.o.system, this.o.path, { offset: this.offset, size: chunk, signal: this.o.signal });
+      got = await this.reader.read({ final, signal: this.o.signal });
     } catch (e) {
       if (e instanceof NotFoundError) return 'none';
       throw e;
     }
     this.stats.requests++;
-    const bytes = Buffer.byteLength(text);
-    this.stats.bytesFetched += bytes;
-    if (bytes === 0) return 'none';
-    const nl = text.lastIndexOf('\n');
-    let part: string;
-    if (final || nl === text.length - 1) part = text;
-    else if (nl >= 0) part = text.slice(0, nl + 1);
-    else if (bytes >= chunk / 2) part = text; // one enormous line: print it rather than stall
-    else return 'none';
-    this.offset += part === text ? bytes : Buffer.byteLength(part);
-    this.stats.bytesWritten += part === text ? bytes : Buffer.byteLength(part);
-    this.o.write(part);
-    return bytes >= chunk ? 'full' : 'some';
+    this.stats.bytesFetched += got.fetched;
+    if (got.fetched === 0) return 'none';
+    if (got.text === '') return got.full ? 'full' : 'none';
+    this.stats.bytesWritten += Buffer.byteLength(got.text);
+    this.o.write(got.text);
+    return got.full ? 'full' : 'some';
   }
 
   private async size(): Promise<number | undefined> {

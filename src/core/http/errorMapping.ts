@@ -115,12 +115,16 @@ export function errorFromResponse(res: ErrorResponse): FirecrestError {
     return new RateLimitedError(`Rate limited by the server (${res.route})${retryAfterSeconds !== undefined ? `; retry after ${retryAfterSeconds} s` : ''}`, { ...details, retryAfterSeconds });
   }
 
+  const body = text.trim() === '' ? undefined : parseJson(text);
   for (const [name, cls] of V1_HEADERS) {
     const v = header(res.headers, name);
-    if (v !== undefined) return new cls(redact(v || name), details);
+    if (v === undefined) continue;
+    // The header names the kind of failure; the body (`{"error": "chmod: cannot access '…': …"}`)
+    // often has the tool's own words, with the path: both are kept.
+    const said = isRecord(body) && typeof body.error === 'string' && body.error !== '' && body.error !== v ? body.error : undefined;
+    return new cls(redact(said ? `${v || name}: ${said}` : v || name), details);
   }
 
-  const body = text.trim() === '' ? undefined : parseJson(text);
   if (text.trim() !== '' && !isRecord(body)) {
     const ctype = header(res.headers, 'content-type') ?? 'no content type';
     const message = `The server did not answer like FirecREST (HTTP ${res.status}, ${ctype.split(';')[0]}) on ${res.route}: ${redact(plainSnippet(text))}`;
@@ -134,6 +138,11 @@ export function errorFromResponse(res: ErrorResponse): FirecrestError {
   const message = redact([main, extra].filter(Boolean).join(': ') || `HTTP ${res.status} on ${res.route}`);
   const causedBy = Array.isArray(b.causedBy) ? b.causedBy.map((c) => redact(String(c))) : undefined;
   const user = typeof b.user === 'string' ? b.user : header(res.headers, 'f7t-authusername');
+  // Texts of the scheduler and the shell that say more than the status (upstream answers 500 for both).
+  if (res.status === 500 && /Invalid job id specified/i.test(message)) return new NotFoundError(`No such job: ${message}`, { ...details, causedBy, user });
+  if (res.status === 500 && /unexpected EOF while looking for matching [`']'/.test(message)) {
+    return new InvalidInputError(`This server cannot handle ' in file names (its shell commands do not escape it); rename the file on the cluster or choose another name. The server said: ${message}`, { ...details, causedBy, user });
+  }
   const cls = classForStatus(res.status);
   if (cls === InvalidInputError) return new InvalidInputError(message, { ...details, causedBy, user, fields: fieldsOf(b.data) });
   return new cls(message, { ...details, causedBy, user });

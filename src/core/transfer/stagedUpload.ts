@@ -189,8 +189,11 @@ export async function stagedUpload(deps: TransferDeps, system: string, source: U
       publish();
     }
     partsSent();
-    meter.setPhase('waiting', `Waiting for transfer job ${job.jobId} to move the file into place`);
-    await api.waitForTransferJob(job, { signal, onProgress: (p) => o.onProgress?.({ ...p, phase: 'waiting', bytesDone: source.size, bytesTotal: source.size }) });
+    // Every byte is in the staging area, but the cluster's transfer job may look for it only now
+    // and then (upstream's checks every 60 s): say so instead of sitting at 100 %.
+    const waiting = (state?: string): string => `All bytes sent; waiting for the cluster to pick up the upload (transfer job ${job.jobId}${state ? ` ${state.toLowerCase()}` : ''})`;
+    meter.setPhase('waiting', waiting());
+    await api.waitForTransferJob(job, { signal, onProgress: (p) => o.onProgress?.({ ...p, phase: 'waiting', bytesDone: source.size, bytesTotal: source.size, message: waiting(p.phase) }) });
     return { restarted };
   } catch (e) {
     if (signal?.aborted || isCancellation(e)) {

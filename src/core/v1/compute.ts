@@ -53,6 +53,27 @@ export function withWorkingDirectory(script: string, dir: string): string {
 }
 
 /** Compute routes of one connection. */
+/**
+ * sacct's window bounds as v1 takes them. Upstream 1.16.6 drops a time of day
+ * (`YYYY-MM-DDTHH:MM:SS` is "wrongly encoded" and the window silently starts at midnight), and
+ * reads a date in the server's time zone, which the client does not know: so whole days are sent,
+ * a day wider on each side, and the rows are cut to the window here (inWindow).
+ */
+function dayBefore(epochS?: number): string | undefined {
+  return epochS === undefined ? undefined : new Date((epochS - 86400) * 1000).toISOString().slice(0, 10);
+}
+
+function dayAfter(epochS?: number): string | undefined {
+  return epochS === undefined ? undefined : new Date((epochS + 86400) * 1000).toISOString().slice(0, 10);
+}
+
+/** A job sacct would list for the window [start, end]: not ended before it began, not submitted after it ended. */
+function inWindow(j: Job, startS?: number, endS?: number): boolean {
+  if (startS !== undefined && j.endTime !== undefined && j.endTime > 0 && j.endTime < startS) return false;
+  if (endS !== undefined && j.submitTime !== undefined && j.submitTime > endS) return false;
+  return true;
+}
+
 export class ComputeRoutes {
   private readonly facts = new JobFacts();
 
@@ -112,13 +133,12 @@ export class ComputeRoutes {
 
   /** sacct through every page (`pageNumber` is 0-based; a page past the end fails the task, Q8). */
   async accounting(machine: string, q: AccountingQuery): Promise<Job[]> {
-    const iso = (s?: number) => (s === undefined ? undefined : new Date(s * 1000).toISOString().slice(0, 19));
     // sacct refuses a start after its end (default end: now); such a window holds no job.
     const end = q.endTime ?? Date.now() / 1000;
     if (q.startTime !== undefined && q.startTime > end) return [];
     const out: Job[] = [];
     for (let page = 0; ; page++) {
-      const query = { jobs: q.jobIds?.join(','), starttime: iso(q.startTime), endtime: iso(q.endTime), pageSize: PAGE, pageNumber: page };
+      const query = { jobs: q.jobIds?.join(','), starttime: dayBefore(q.startTime), endtime: dayAfter(q.endTime), pageSize: PAGE, pageNumber: page };
       let rows: Record<string, unknown>[];
       try {
         rows = records(await this.task('GET', '/compute/acct', machine, { query, expect: 200, wait: q }));
@@ -130,7 +150,7 @@ export class ComputeRoutes {
       out.push(...rows.map((r) => this.facts.complete(machine, acctJob(r))));
       if (rows.length < PAGE) break;
     }
-    return out.filter((j) => !q.name || j.name === q.name);
+    return out.filter((j) => (!q.name || j.name === q.name) && inWindow(j, q.startTime, q.endTime));
   }
 
   /**
@@ -142,7 +162,7 @@ export class ComputeRoutes {
    * (N)`, Q8; with one row a page, N is the number of rows) and the newest `count` rows as one page.
    */
   async newestAccounting(machine: string, startTime: number, count: number, o: CallOptions = {}): Promise<Job[]> {
-    const starttime = new Date(startTime * 1000).toISOString().slice(0, 19);
+    const starttime = dayBefore(startTime);
     const page = async (pageSize: number, pageNumber: number): Promise<Job[]> => {
       const data = await this.task('GET', '/compute/acct', machine, { query: { starttime, pageSize, pageNumber }, expect: 200, wait: o });
       return records(data).map((r) => this.facts.complete(machine, acctJob(r)));
@@ -154,7 +174,7 @@ export class ComputeRoutes {
       if (e instanceof FirecrestError && /greater than total pages/.test(e.message)) return [];
       throw e;
     }
-    if (first.length < count) return first;
+    if (first.length < count) return first.filter((j) => inWindow(j, startTime));
     let total: number | undefined;
     try {
       await page(1, 1_000_000_000);
@@ -164,10 +184,10 @@ export class ComputeRoutes {
       total = Number(m[1]);
     }
     // No count (a server that pages differently): the first page is still jobs of the window.
-    if (total === undefined || total <= count) return first;
+    if (total === undefined || total <= count) return first.filter((j) => inWindow(j, startTime));
     // Pages of `total - count` rows: the second one is exactly the last `count` rows.
     const newest = total >= 2 * count ? await page(total - count, 1) : await page(total, 0);
-    return newest.slice(-count);
+    return newest.slice(-count).filter((j) => inWindow(j, startTime));
   }
 
   async nodes(machine: string, o?: CallOptions): Promise<ComputeNode[]> {

@@ -110,14 +110,16 @@ export class V1Staging implements StagingRoutes {
   }
 
   /**
-   * A cancelled upload's task is invalidated so that the server drops its staged object and
-   * never moves it to the target. Best effort (its own short deadline, the caller's signal is
-   * aborted already): says what happened, for the log.
+   * A cancelled upload's task is invalidated so that the server stops the move to the target.
+   * Whether the staged object is deleted is the server's affair (upstream 1.16.6 answers 201 but
+   * deletes another key: the object stays readable until its URL expires), so nothing here says
+   * it is gone. Best effort (its own short deadline, the caller's signal is aborted already):
+   * says what happened, for the log.
    */
   private async invalidateCancelled(taskId: string): Promise<string> {
     try {
       await this.invalidate(taskId, { timeoutMs: 15_000 });
-      return `staged upload task ${taskId} invalidated`;
+      return `the server accepted the invalidation of staged upload task ${taskId}`;
     } catch (e) {
       return `invalidating staged upload task ${taskId} failed (${e instanceof Error ? e.message : String(e)})`;
     }

@@ -1,9 +1,11 @@
 /**
  * v1 status service (§2.3): systems with their file systems and limits, and the server version of
- * `/status/parameters` (queried once, lazily; 1.15.0 when the entry is absent) behind the gates.
+ * `/status/parameters` (queried once, lazily) behind the gates. A server that reports no version (a
+ * deployment without `F7T_GENERAL_INFORMATION`) is not assumed to be old: the 1.16 routes are
+ * probed once instead, and the log says so.
  */
 import type { CallOptions } from '../api';
-import { NotSupportedError } from '../errors';
+import { NotFoundError, NotSupportedError } from '../errors';
 import type { FileSystemInfo, Health, System } from '../model';
 import type { V1Http } from './v1Http';
 import { OutW } from './wire';
@@ -13,8 +15,8 @@ function s(v: unknown): string {
   return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : '';
 }
 
-/** The version a server without `general.FIRECREST_VERSION` is assumed to run (§4.2). */
-export const DEFAULT_V1_VERSION = '1.15.0';
+/** The first version with partitions, nodes, reservations, compress and extract. */
+export const V1_16 = '1.16.0';
 /** The official client's fixed limit for direct transfers. */
 const DIRECT_LIMIT = 1024 * 1024;
 
@@ -29,10 +31,10 @@ function param(p: Params, section: string, name: string): unknown {
   return (Array.isArray(p[section]) ? p[section] : []).find((e) => rec(e).name === name)?.value;
 }
 
-/** `v1.16.6` → `1.16.6`; anything that is not a version (``, `not defined`) → the default. */
-export function parseV1Version(v: unknown): string {
+/** `v1.16.6` → `1.16.6`; anything that is not a version (``, `not defined`) → undefined. */
+export function parseV1Version(v: unknown): string | undefined {
   const m = typeof v === 'string' ? /^v?(\d+)\.(\d+)\.(\d+)/.exec(v.trim()) : null;
-  return m ? `${m[1]}.${m[2]}.${m[3]}` : DEFAULT_V1_VERSION;
+  return m ? `${m[1]}.${m[2]}.${m[3]}` : undefined;
 }
 
 /** Semantic comparison of `a.b.c` strings. */
@@ -58,13 +60,39 @@ export class StatusRoutes {
     return this.params;
   }
 
-  async version(call?: CallOptions): Promise<string> {
+  /** The server's version, undefined when it reports none. */
+  async version(call?: CallOptions): Promise<string | undefined> {
     return parseV1Version(param(await this.parameters(call), 'general', 'FIRECREST_VERSION'));
   }
 
-  /** NotSupportedError unless the server is at least `min`. */
+  /**
+   * Whether a server that reports no version has the 1.16 routes: `GET /compute/partitions`
+   * without a machine answers 400 ("No machine name given") where the route exists, and the
+   * gateway's 404 where it does not. Once per connection; nothing is created on the server.
+   */
+  private has116(call?: CallOptions): Promise<boolean> {
+    this.probe116 ??= this.v1.http.request({ method: 'GET', route: '/compute/partitions', expect: [200, 400], call })
+      .then(() => true, (e: unknown) => {
+        if (e instanceof NotFoundError) return false;
+        this.probe116 = undefined;
+        throw e;
+      })
+      .then((yes) => {
+        this.v1.http.logger.warn(`The FirecREST v1 server reports no version (no F7T_GENERAL_INFORMATION): its 1.16 routes were probed and are ${yes ? 'there' : 'missing'}`);
+        return yes;
+      });
+    return this.probe116;
+  }
+  private probe116?: Promise<boolean>;
+
+  /** NotSupportedError unless the server is at least `min` (probed when it reports no version). */
   async gate(min: string, feature: string, call?: CallOptions): Promise<void> {
     const v = await this.version(call);
+    if (v === undefined) {
+      // Whatever 1.16 has is there when its routes are.
+      if (versionAtLeast(V1_16, min) && (await this.has116(call))) return;
+      throw new NotSupportedError(`${feature} needs FirecREST ${min} or later; this server reports no version${versionAtLeast(V1_16, min) ? ' and lacks the 1.16 routes' : ''}`);
+    }
     if (!versionAtLeast(v, min)) throw new NotSupportedError(`${feature} needs FirecREST ${min} or later; this server runs ${v}`);
   }
 

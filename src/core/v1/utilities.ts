@@ -36,7 +36,7 @@ export class UtilitiesRoutes {
     const entries = body.output.map((f) =>
       toFileEntry({ name: f.name, type: f.type, linkTarget: f.link_target || null, user: f.user, group: f.group, permissions: f.permissions, lastModified: f.last_modified, size: f.size }),
     );
-    return screenEntries(entries, `GET /utilities/ls ${path}`, !!o.recursive, (m) => this.v1.http.logger.error(m));
+    return screenEntries(entries, path, `GET /utilities/ls ${path}`, !!o.recursive, (m) => this.v1.http.logger.error(m));
   }
 
   async stat(machine: string, path: string, o: CallOptions & { dereference?: boolean } = {}): Promise<FileStat> {

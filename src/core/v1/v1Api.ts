@@ -12,23 +12,28 @@ import { ComputeRoutes } from './compute';
 import { RecentJobs } from './recentJobs';
 import { ReservationRoutes } from './reservations';
 import { V1Staging } from './staging';
-import { StatusRoutes } from './status';
+import { StatusRoutes, V1_16 } from './status';
 import { StorageRoutes } from './storage';
 import { Tasks } from './tasks';
 import { UtilitiesRoutes } from './utilities';
 import { V1Http } from './v1Http';
+import { createEmptyFile } from '../emptyFile';
 
-const V1_16 = '1.16.0';
 
 /** The synchronous command hit the server's time-out: the job-backed route takes over (§4.2). */
 function timedOut(e: unknown): boolean {
   return e instanceof TimeoutError && e.status === 400;
 }
 
-/** The archive type `extract` sends, from the file name. */
-function archiveType(path: string): string | undefined {
+/**
+ * The archive type `extract` sends, from the file name: the server takes only `.zip .tar .bz2 .gz
+ * .tgz`, with the dot (`tar.gz` is "Unsupported file format" upstream), and no type at all.
+ */
+export function archiveType(path: string): string | undefined {
   const m = /\.(tar\.gz|tgz|tar\.bz2|tar|zip|gz|bz2)$/i.exec(path);
-  return m ? m[1].toLowerCase() : undefined;
+  if (!m) return undefined;
+  const ext = m[1].toLowerCase();
+  return ext === 'tar.gz' ? '.gz' : ext === 'tar.bz2' ? '.bz2' : `.${ext}`;
 }
 
 /** One v1 connection. Construct with the client's ApiHttp. */
@@ -105,7 +110,14 @@ export class V1Api implements FirecrestApi, V1Extras {
   mkdir(system: string, path: string, o?: CallOptions & { parents?: boolean }): Promise<void> { return this.util.mkdir(system, path, o); }
   symlink(system: string, target: string, linkPath: string, o?: CallOptions): Promise<void> { return this.util.symlink(system, target, linkPath, o); }
   downloadSmall(system: string, path: string, o?: CallOptions): Promise<Uint8Array> { return this.util.download(system, path, o); }
-  uploadSmall(system: string, directory: string, fileName: string, data: Uint8Array, o?: CallOptions): Promise<void> { return this.util.upload(system, directory, fileName, data, o); }
+  uploadSmall(system: string, directory: string, fileName: string, data: Uint8Array, o: CallOptions = {}): Promise<void> {
+    if (data.byteLength > 0) return this.util.upload(system, directory, fileName, data, o);
+    return createEmptyFile({
+      upload: (dir, name, bytes, c) => this.util.upload(system, dir, name, bytes, c),
+      extract: (archive, dir, c) => this.util.extract(system, archive, dir, { ...c, type: '.gz' }),
+      remove: (path, c) => this.util.rm(system, path, c),
+    }, directory, fileName, o);
+  }
 
   async remove(system: string, path: string, o: WaitOptions & { account?: string } = {}): Promise<void> {
     try {

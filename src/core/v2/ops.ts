@@ -41,7 +41,7 @@ export class OpsRoutes {
     for (let attempt = 1; ; attempt++) {
       try {
         const { res, label } = await this.get(system, 'ls', q, o);
-        return screenEntries(parseLsEntries(res, label), `${label} ${path}`, !!o.recursive, (m) => this.http.logger.error(m));
+        return screenEntries(parseLsEntries(res, label), path, `${label} ${path}`, !!o.recursive, (m) => this.http.logger.error(m));
       } catch (e) {
         if (attempt >= 4 || !vanishedWhileListed(e, path)) throw e;
         // Whatever removes entries may go on a moment (a job cleaning up): let it settle a little.

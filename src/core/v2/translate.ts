@@ -1,4 +1,5 @@
 /** Pure translations of validated v2 wire objects into the domain model. */
+import { decodeCEscapes } from '../entryNames';
 import { classifyState, isFinalState } from '../jobState';
 import type { FileEntry, FileKind, Health, HealthStatus, Job, Partition, ServiceHealth, System } from '../model';
 import type { FileWire, JobWire, PartitionWire, SystemWire } from './wire';
@@ -42,7 +43,7 @@ export function parseLastModified(s: string): number {
 export function toFileEntry(f: FileWire): FileEntry {
   const size = typeof f.size === 'number' ? f.size : Number.parseInt(f.size, 10);
   return {
-    name: f.name,
+    name: decodeCEscapes(f.name),
     kind: KINDS[f.type] ?? 'other',
     size: Number.isFinite(size) ? size : 0,
     mtime: parseLastModified(f.lastModified),

@@ -22,6 +22,7 @@ import { OpsRoutes } from './ops';
 import { StatusRoutes } from './status';
 import { TransferRoutes } from './transfer';
 import { JobWaiter } from './wait';
+import { createEmptyFile } from '../emptyFile';
 
 /** The ops command hit the server's per-command timeout: the job-backed route takes over (§4.3). */
 function isRemoteTimeout(e: unknown, alsoExit124: boolean): boolean {
@@ -72,6 +73,13 @@ export class V2Api implements FirecrestApi {
    * temporary name in the same folder and then renamed by a transfer job (v2 has no direct rename).
    */
   async uploadSmall(system: string, directory: string, fileName: string, data: Uint8Array, o: CallOptions = {}): Promise<void> {
+    if (data.byteLength === 0) {
+      return createEmptyFile({
+        upload: (dir, name, bytes, c) => this.ops.upload(system, dir, name, bytes, c),
+        extract: (archive, dir, c) => this.ops.extract(system, archive, dir, { ...c, compression: 'gzip' }),
+        remove: (path, c) => this.ops.rm(system, path, c),
+      }, directory, fileName, o);
+    }
     if (fitsMultipartFilename(fileName)) return this.ops.upload(system, directory, fileName, data, o);
     const dir = directory.replace(/\/+$/, '');
     const temp = `${dir}/.f7t-upload-${randomBytes(8).toString('hex')}`;

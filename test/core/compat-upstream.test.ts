@@ -1,0 +1,144 @@
+/**
+ * The client against the upstream v2 server's behaviour (issue 16), reproduced by the local
+ * gateway in its upstream compat mode (`PUT /_admin/compat`): attach without a shell, 500 for an
+ * unknown job's cancel, 0-byte uploads that time out, `view` sliced by characters, unescaped
+ * quotes, C-escaped names, partitions without default or limit, and an ingress job that looks for
+ * the upload only now and then. Each case shows the upstream behaviour, then that the extension
+ * copes with it.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { FirecrestUri, InvalidInputError, NotFoundError, ServerError, type FirecrestClient, type Progress } from '../../src/core/index';
+import { OffsetReader } from '../../src/core/offsetReader';
+import { bashCommand } from '../../src/core/shellQuote';
+import { RemoteFileSystem } from '../../src/fs/remoteFileSystem';
+import { parseSbatchScript } from '../../src/common/sbatch/parser';
+import { liveChecks } from '../../src/sbatch/liveChecks';
+import { gatewayOnly } from '../support/target';
+import { client, dec, enc, gateway, scratchDir, t } from './support';
+
+async function compat(mode: 'none' | 'upstream', ingressPollSeconds?: number): Promise<void> {
+  const g = t.gateway;
+  if (!g?.admin || !g.adminToken) throw new Error('no gateway admin API');
+  const res = await fetch(`${g.admin}/compat`, { method: 'PUT', headers: { authorization: `Bearer ${g.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ mode, ingressPollSeconds }) });
+  assert.equal(res.status, 200, await res.text());
+}
+
+const S = t.system;
+
+void describe('upstream v2 behaviour (gateway compat mode)', { skip: gatewayOnly() || (t.apiVersion !== 'v2' ? 'runs with API v2' : false) }, () => {
+  let c: FirecrestClient;
+  let dir = '';
+  before(async () => {
+    c = await client();
+    dir = await scratchDir(c, 'compat');
+    await compat('upstream', 4);
+  });
+  after(async () => {
+    await compat('none');
+    await gateway.settings({ commandTimeoutSeconds: 15 });
+    await c.remove(S, dir).catch(() => undefined);
+    await c.dispose();
+  });
+
+  void it('attach: a command that needs a shell fails upstream; the extension\'s bash -c wrapping works', async () => {
+    const id = await c.submitJob(S, { name: 'compat-attach', workingDirectory: dir, script: '#!/bin/bash\n#SBATCH --time=00:05:00\nsleep 120\n' });
+    try {
+      for (let i = 0; (await c.job(S, id)).stateClass !== 'running'; i++) {
+        assert.ok(i < 240, 'the job started');
+        await new Promise((r) => setTimeout(r, 500));
+      }
+      const out = `${dir}/attach.out`;
+      const script = `{ echo "in job $SLURM_JOB_ID"\n} > '${out}' 2>&1; echo "[exit $?]" >> '${out}'`;
+      await assert.rejects(c.attachToJob(S, id, script), (e: unknown) => e instanceof ServerError && /execve\(\): \{: No such file or directory/.test(e.message));
+      await c.attachToJob(S, id, bashCommand(script));
+      assert.equal(dec(await c.downloadSmall(S, out)), `in job ${id}\n[exit 0]\n`);
+    } finally {
+      await c.cancelJob(S, id).catch(() => undefined);
+    }
+  });
+
+  void it('cancel of an unknown job: upstream answers 500, the client says NotFound', async () => {
+    await assert.rejects(c.cancelJob(S, '987654321'), NotFoundError);
+  });
+
+  void it('empty files: upstream times a 0-byte upload out; creating and emptying files still works', async () => {
+    await gateway.settings({ commandTimeoutSeconds: 2 });
+    try {
+      const raw = await fetch(`${t.url}/filesystem/${S}/ops/upload?path=${encodeURIComponent(dir)}`, { method: 'POST', headers: { authorization: `Bearer ${await tokenOf()}` }, body: formWith('raw-empty.txt', new Uint8Array(0)) });
+      assert.equal(raw.status, 408, 'upstream: a direct upload of 0 bytes times out');
+    } finally {
+      await gateway.settings({ commandTimeoutSeconds: 15 });
+    }
+    await c.uploadSmall(S, dir, 'empty.txt', new Uint8Array(0));
+    const listed = (await c.list(S, dir)).find((e) => e.name === 'empty.txt');
+    assert.equal(listed?.size, 0);
+    const rfs = new RemoteFileSystem({ clientFor: async () => c, directLimit: async () => 1 << 20, ttlMs: 0 });
+    const file = FirecrestUri.from({ system: S, path: `${dir}/was-full.txt` });
+    await rfs.writeFile(file, enc('something'), { create: true, overwrite: true });
+    await rfs.writeFile(file, new Uint8Array(0), { create: false, overwrite: true });
+    assert.equal((await c.downloadSmall(S, file.path)).byteLength, 0, 'a save of empty content empties the file');
+    assert.ok(!(await c.list(S, dir, { showHidden: true })).some((e) => e.name.includes('f7t-empty')), 'no archive is left');
+  });
+
+  void it('view by offset: upstream slices characters; the offset reader stays byte-exact', async () => {
+    const text = 'ab ü cd ✓ efgh\n'.repeat(300) + 'end ✓\n';
+    await c.uploadSmall(S, dir, 'utf8.txt', enc(text));
+    const naive = await c.view(S, `${dir}/utf8.txt`, { offset: 8, size: 8 });
+    assert.notEqual(naive, Buffer.from(text).subarray(8, 16).toString('utf8'), 'upstream answers other characters than bytes 8..16');
+    const reader = new OffsetReader(c, S, `${dir}/utf8.txt`, 1000);
+    let got = '';
+    for (;;) {
+      const r = await reader.read({ final: true });
+      got += r.text;
+      if (!r.full) break;
+    }
+    assert.equal(got, text);
+  });
+
+  void it("a name with ' fails upstream: a clear refusal, nothing half-done", async () => {
+    await assert.rejects(c.uploadSmall(S, dir, "it's.txt", enc('x')), (e: unknown) => e instanceof InvalidInputError && /cannot handle ' in file names/.test(e.message));
+    assert.ok(!(await c.list(S, dir, { showHidden: true })).some((e) => e.name.includes('it')), 'nothing was left behind');
+  });
+
+  void it('names without a UTF-8 locale come C-escaped: listed decoded, and a direct stat finds what a listing misses', async () => {
+    await c.uploadSmall(S, dir, 'données.txt', enc('d'));
+    assert.ok((await c.list(S, dir)).some((e) => e.name === 'données.txt'), 'decoded from donn\\303\\251es.txt');
+    const rfs = new RemoteFileSystem({ clientFor: async () => c, directLimit: async () => 1 << 20 });
+    assert.equal((await rfs.stat(FirecrestUri.from({ system: S, path: `${dir}/données.txt` }))).size, 1);
+  });
+
+  void it('partitions carry no default and no time limit: batch-script checks neither guess nor fail', async () => {
+    const parts = await c.partitions(S);
+    assert.ok(parts.length > 0);
+    assert.ok(parts.every((p) => p.isDefault === undefined && p.maxTimeSeconds === undefined), JSON.stringify(parts));
+    const script = parseSbatchScript(`#!/bin/bash\n#SBATCH --partition=${parts[0].name}\n#SBATCH --time=999:00:00\nhostname\n`);
+    const problems = liveChecks(script, { partitions: parts, reservations: [], fetchedAt: Date.now() }, S, new Date());
+    assert.deepEqual(problems.map((p) => p.code), [], 'no time-limit verdict without a known limit');
+    const none = liveChecks(parseSbatchScript('#!/bin/bash\n#SBATCH --time=10\nhostname\n'), { partitions: parts, reservations: [], fetchedAt: Date.now() }, S, new Date());
+    assert.deepEqual(none, []);
+  });
+
+  void it('a staged upload says it waits for the cluster while the ingress job looks only now and then', async () => {
+    const data = randomBytes(6 * 1024 * 1024);
+    const seen: Progress[] = [];
+    await c.transfers.uploadBytes(S, data, `${dir}/staged.bin`, { onProgress: (p) => seen.push(p) });
+    const waiting = seen.filter((p) => p.phase === 'waiting');
+    assert.ok(waiting.length > 0, 'a waiting phase');
+    assert.ok(waiting.every((p) => /waiting for the cluster to pick up the upload/.test(p.message ?? '')), JSON.stringify(waiting.slice(0, 3)));
+    assert.equal((await c.stat(S, `${dir}/staged.bin`)).size, data.length);
+  });
+});
+
+async function tokenOf(): Promise<string> {
+  const res = await fetch(t.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: t.clientId, client_secret: t.clientSecret }).toString() });
+  return ((await res.json()) as { access_token: string }).access_token;
+}
+
+function formWith(name: string, data: Uint8Array): FormData {
+  const f = new FormData();
+  f.append('file', new Blob([data]), name);
+  return f;
+}
+

@@ -1,0 +1,74 @@
+/**
+ * The client against the upstream v1 server's behaviour (issue 20), reproduced by the local
+ * gateway's upstream compat mode: extract types with the dot only, accounting times without a
+ * time of day, no reported version. Each case shows what upstream does and that the client copes.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FirecrestClient } from '../../src/core/index';
+import { emptyFileArchive } from '../../src/core/emptyFile';
+import { gatewayOnly } from '../support/target';
+import { client, scratchDir, t } from './support';
+
+async function compat(mode: 'none' | 'upstream'): Promise<void> {
+  const g = t.gateway;
+  if (!g?.admin || !g.adminToken) throw new Error('no gateway admin API');
+  const res = await fetch(`${g.admin}/compat`, { method: 'PUT', headers: { authorization: `Bearer ${g.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ mode }) });
+  assert.equal(res.status, 200, await res.text());
+}
+
+async function v1Form(path: string, fields: Record<string, string>): Promise<{ status: number; text: string }> {
+  const tok = await fetch(t.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: t.clientId, client_secret: t.clientSecret }).toString() });
+  const token = ((await tok.json()) as { access_token: string }).access_token;
+  const res = await fetch(`${t.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'x-machine-name': t.system, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+  return { status: res.status, text: await res.text() };
+}
+
+const S = t.system;
+
+void describe('upstream v1 behaviour (gateway compat mode)', { skip: gatewayOnly() || (t.apiVersion !== 'v1' ? 'runs with --api v1' : false) }, () => {
+  let c: FirecrestClient;
+  let dir = '';
+  before(async () => {
+    c = await client({}, { apiVersion: 'v1' });
+    dir = await scratchDir(c, 'v1compat');
+    await compat('upstream');
+  });
+  after(async () => {
+    await compat('none');
+    await c.remove(S, dir).catch(() => undefined);
+    await c.dispose();
+  });
+
+  void it('extract: type tar.gz is "Unsupported file format" (as upstream, in every mode); the client sends .gz', async () => {
+    await c.uploadSmall(S, dir, 'a.tar.gz', emptyFileArchive('inside.txt'));
+    const bad = await v1Form('/utilities/extract', { sourcePath: `${dir}/a.tar.gz`, targetPath: dir, type: 'tar.gz' });
+    assert.equal(bad.status, 400, bad.text);
+    assert.match(bad.text, /Unsupported file format/);
+    await c.extract(S, `${dir}/a.tar.gz`, dir);
+    assert.ok((await c.list(S, dir)).some((e) => e.name === 'inside.txt'));
+  });
+
+  void it('accounting: upstream drops a time of day; the client sends whole days and cuts the rows to the window', async () => {
+    const id = await c.submitJob(S, { name: 'v1-compat-acct', workingDirectory: dir, script: '#!/bin/bash\n#SBATCH --time=00:01:00\ntrue\n' });
+    await c.waitForJob(S, id, { overallTimeoutMs: 120_000 });
+    const start = Math.floor(Date.now() / 1000) - 3600;
+    let rows = await c.accounting(S, { startTime: start });
+    for (let i = 0; i < 30 && !rows.some((j) => j.id === id); i++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      rows = await c.accounting(S, { startTime: start });
+    }
+    assert.ok(rows.some((j) => j.id === id), 'the job of the last hour is listed');
+    assert.ok(rows.every((j) => j.endTime === undefined || j.endTime <= 0 || j.endTime >= start), 'no job that ended before the window');
+  });
+
+  void it('a server that reports no version: no version is guessed, and the 1.16 routes are probed', async () => {
+    const fresh = await client({}, { apiVersion: 'v1' });
+    try {
+      assert.equal(await fresh.serverVersion(), undefined);
+      assert.ok((await fresh.partitions(S)).length > 0, 'partitions (1.16) work after the probe');
+    } finally {
+      await fresh.dispose();
+    }
+  });
+});
