@@ -6,7 +6,8 @@
  */
 import { isProbed } from './probes';
 import type { FirecrestApi } from '../core/api';
-import { InvalidInputError, NotFoundError, PermissionDeniedError, TooLargeError } from '../core/errors';
+import { createHash } from 'node:crypto';
+import { InvalidInputError, NotFoundError, NotSupportedError, PermissionDeniedError, TooLargeError } from '../core/errors';
 import { FirecrestUri } from '../core/uri';
 import { dropJobLogs, replaceAtomically } from './atomicWrite';
 import { EntryType, entryFromStat, fetchListing, type Listing, type RemoteEntry } from './entries';
@@ -45,6 +46,25 @@ export interface LargeFileTransfers {
   read(uri: FirecrestUri, size: number): Promise<Uint8Array>;
   /** Creates `file` (a new temporary file) with `data`; `target` is what the user saves (shown in progress). */
   upload(file: FirecrestUri, data: Uint8Array, target?: FirecrestUri): Promise<void>;
+}
+
+/**
+ * What a direct save left on the cluster is what was sent: the server's SHA-256 (one cheap request
+ * for a file under the direct limit), or its size where the server has no checksum.
+ */
+async function verifySaved(api: FirecrestApi, file: FirecrestUri, data: Uint8Array): Promise<void> {
+  let remote: string | undefined;
+  try {
+    remote = (await api.checksum(file.system, file.path)).checksum.toLowerCase();
+  } catch (e) {
+    if (!(e instanceof NotSupportedError)) throw e;
+  }
+  if (remote !== undefined) {
+    if (remote === createHash('sha256').update(data).digest('hex')) return;
+  } else if ((await api.stat(file.system, file.path)).size === data.byteLength) {
+    return;
+  }
+  throw new FsError('Unavailable', `${file.path} on the cluster is not what was saved (${data.byteLength} bytes sent; the server's copy differs): the save did not complete, the editor keeps your text. Save again.`);
 }
 
 export class RemoteFileSystem {
@@ -223,10 +243,15 @@ export class RemoteFileSystem {
     const linkTarget = entry && entry.type & EntryType.SymbolicLink ? entry.linkTarget : undefined;
     const target = linkTarget ? resolveLink(dir, linkTarget) : uri;
     try {
-      if (!entry && data.byteLength === 0) {
-        // Nothing can be half-written: one request creates the empty file.
-        await upload(uri, data);
+      if (data.byteLength <= limit) {
+        // A save is one direct upload, no batch job (at a real site a job queues on the transfer
+        // partition for seconds to minutes, and auto-save would start one per pause in typing).
+        // The server writes over the file (keeping its mode); what arrived is then checked, so a
+        // silent truncation is reported and the editor stays dirty.
+        await api.uploadSmall(target.system, target.dirname.path, target.basename, data);
+        await verifySaved(api, target, data);
       } else {
+        // Staged: the upload lands under a temporary name and a job moves it over the target.
         // A link's own mode (rwxrwxrwx) says nothing about its target's: keep the target's as it is.
         await replaceAtomically(api, upload, target, data, linkTarget ? undefined : entry?.permissions, (d) => this.invalidate(d));
       }

@@ -80,6 +80,20 @@ describe('remote files (firecrest:// file system)', function () {
     assert.ok(!names.some((n) => n.includes('.firecrest-')), `no temporary file left: ${names.join(', ')}`);
   });
 
+  it('a save is one direct upload and its check: no batch job, no move', async function () {
+    const stats = statsOf(t.gateway);
+    if (!stats) this.skip();
+    const f = at('no-job.txt');
+    await write(f, enc.encode('first'));
+    await stats.reset();
+    await write(f, enc.encode('second version\n'));
+    const r = routesOf(t);
+    assert.equal(await stats.count(new RegExp(r.saveMove)), 0, 'no move or rename');
+    assert.equal(await stats.count(/\/transfer\/|POST .*\/compute\/|xfer-internal/), 0, 'no job of any kind');
+    assert.equal(await stats.count(new RegExp(r.upload)), 1, 'one upload');
+    assert.equal(Buffer.from(await read(f)).toString(), 'second version\n');
+  });
+
   it('lists hidden files, links (good and broken) and a folder of 5,000 entries', async () => {
     const dir = base.joinPath('listing');
     await client.mkdir(t.system, dir.path);

@@ -109,6 +109,13 @@ void describe('error mapping', () => {
     assert.ok(e instanceof UnauthorizedError);
     assert.equal(e.message, 'JWT token has expired');
   });
+  void it('redacts values, not words of prose', () => {
+    assert.equal(redact('Cannot get a token: Cannot reach the server'), 'Cannot get a token: Cannot reach the server');
+    assert.equal(redact('token: abc123def456'), 'token: [REDACTED]');
+    assert.equal(redact('token=Word'), 'token=[REDACTED]');
+    assert.equal(redact('password: Sunshine'), 'password: [REDACTED]');
+    assert.equal(redact('"token": "plainword"'), '"token": "[REDACTED]"');
+  });
   void it('gives 429 its retry-after', () => {
     const e = errorFromResponse({ status: 429, route, headers: { 'retry-after': '7' }, body: '' });
     assert.ok(e instanceof RateLimitedError);

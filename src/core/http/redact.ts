@@ -4,13 +4,25 @@
  * literal secret the caller knows about (the client secret, the current token).
  */
 
-const RULES: [RegExp, string][] = [
+/**
+ * A value after `token: ` in prose ("Cannot get a token: Cannot reach …") is a word, not a secret:
+ * values are redacted, words are not. A value is quoted, follows `=`, or is not a plain word.
+ */
+function keyValue(_m: string, key: string, sep: string, value: string): string {
+  const quoted = /["']/.test(sep);
+  const assigned = sep.includes('=');
+  // Only the bare word "token" appears in prose; a password or secret is always a value.
+  const word = key.toLowerCase() === 'token' && value.length <= 15 && /^[A-Za-z][a-z]*[.,;:!?]?$/.test(value);
+  return quoted || assigned || !word ? `${key}${sep}[REDACTED]` : `${key}${sep}${value}`;
+}
+
+const RULES: [RegExp, string | ((m: string, ...groups: string[]) => string)][] = [
   // a whole Authorization header value, whatever its scheme
   [/\b(authorization)(["']?\s*[=:]\s*["']?)[^"'\r\n,}]+/gi, '$1$2[REDACTED]'],
   // `Authorization: Bearer abc`, `Bearer abc`, `Basic Zm9v...`
   [/\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]+=*/gi, '$1 [REDACTED]'],
   // key=value, key: value, "key": "value" for keys that name a secret
-  [/\b(client_secret|access_token|refresh_token|id_token|password|secret|token|auth-token)(["']?\s*[=:]\s*["']?)[^&\s"',}]+/gi, '$1$2[REDACTED]'],
+  [/\b(client_secret|access_token|refresh_token|id_token|password|secret|token|auth-token)(["']?\s*[=:]\s*["']?)([^&\s"',}]+)/gi, keyValue],
   // three base64url segments starting with a JSON header: a JWT
   [/\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '[REDACTED-JWT]'],
 ];
@@ -24,6 +36,6 @@ export function redact(text: string, secrets: readonly (string | undefined)[] = 
   for (const s of secrets) {
     if (s && s.length >= 4) out = out.split(s).join('[REDACTED]');
   }
-  for (const [re, by] of RULES) out = out.replace(re, by);
+  for (const [re, by] of RULES) out = typeof by === 'string' ? out.replace(re, by) : out.replace(re, by as (m: string, ...g: string[]) => string);
   return out;
 }
