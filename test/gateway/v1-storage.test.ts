@@ -83,7 +83,7 @@ void describe('v1 storage: xfer-internal', () => {
     assert.equal((await view(`${dir}/synced/tree/f.txt`)).output, 'tree file');
     assert.equal((await internal('compress', { sourcePath: `${dir}/tree`, targetPath: `${dir}/tree.tar.gz`, time: '0-0:10' })).state, 'COMPLETED');
     await v1('/utilities/mkdir', { method: 'POST', form: { targetPath: `${dir}/unpacked` } });
-    assert.equal((await internal('extract', { sourcePath: `${dir}/tree.tar.gz`, targetPath: `${dir}/unpacked`, type: 'gzip' })).state, 'COMPLETED');
+    assert.equal((await internal('extract', { sourcePath: `${dir}/tree.tar.gz`, targetPath: `${dir}/unpacked`, type: '.gz' })).state, 'COMPLETED');
     assert.equal((await view(`${dir}/unpacked/tree/f.txt`)).output, 'tree file');
     assert.equal((await internal('rm', { targetPath: `${dir}/synced` })).state, 'COMPLETED');
     assert.equal((await view(`${dir}/synced/tree/f.txt`)).status, 400);

@@ -179,7 +179,13 @@ void describe('v1 utilities: files', () => {
     const c = await v1('/utilities/compress', { method: 'POST', form: { sourcePath: `${dir}/tree/in`, targetPath: `${dir}/tree.tar.gz` } });
     assert.equal(c.status, 201, c.text);
     await v1('/utilities/mkdir', { method: 'POST', form: { targetPath: `${dir}/out` } });
-    const x = await v1('/utilities/extract', { method: 'POST', form: { sourcePath: `${dir}/tree.tar.gz`, targetPath: `${dir}/out`, type: 'gzip', extension: '.tar.gz' } });
+    // Upstream takes `type` only with the dot (.zip .tar .bz2 .gz .tgz): anything else is refused.
+    for (const type of ['gzip', 'tar.gz', 'gz']) {
+      const refused = await v1('/utilities/extract', { method: 'POST', form: { sourcePath: `${dir}/tree.tar.gz`, targetPath: `${dir}/out`, type } });
+      assert.equal(refused.status, 400, type);
+      assert.equal(refused.body.error, 'Unsupported file format');
+    }
+    const x = await v1('/utilities/extract', { method: 'POST', form: { sourcePath: `${dir}/tree.tar.gz`, targetPath: `${dir}/out`, type: '.gz', extension: '.tar.gz' } });
     assert.equal(x.status, 201, x.text);
     assert.equal((await v1('/utilities/view', q(`${dir}/out/in/x.txt`))).body.output, 'x content');
   });
