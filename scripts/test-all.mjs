@@ -18,6 +18,8 @@ const steps = [
 ].filter(([name]) => !(process.env.SKIP_STEPS ?? '').split(',').includes(name));
 
 let passed = 0, failed = 0, skipped = 0;
+/** Per step: seconds and the tests it counted, printed as a table at the end so growth is visible. */
+const timings = [];
 const failedSteps = [];
 // What failed, repeated at the end: a CI log is often read from its tail only.
 const digest = [];
@@ -53,9 +55,14 @@ for (const [name, cmd, args] of steps) {
     child.on('close', (c) => { if (buf) scan(buf, name); resolve(c ?? 1); });
   });
   capture = 0;
+  timings.push({ name, seconds: (Date.now() - started) / 1000, ok: code === 0 });
   console.log(`##### ${name}: ${code === 0 ? 'ok' : 'FAILED'} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   if (code !== 0) failedSteps.push(name);
 }
+const total = timings.reduce((s, x) => s + x.seconds, 0);
+console.log('\nstep         seconds  share  result');
+for (const x of timings) console.log(`${x.name.padEnd(12)} ${x.seconds.toFixed(1).padStart(7)}  ${((100 * x.seconds) / (total || 1)).toFixed(0).padStart(4)}%  ${x.ok ? 'ok' : 'FAILED'}`);
+console.log(`${'total'.padEnd(12)} ${total.toFixed(1).padStart(7)}`);
 if (digest.length) console.log(`\nfailures (first lines of each report):\n${digest.join('\n')}`);
 if (failedSteps.length) console.log(`\nfailed steps: ${failedSteps.join(', ')}`);
 if (failedSteps.length && failed === 0) failed = failedSteps.length;
