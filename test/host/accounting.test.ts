@@ -15,6 +15,7 @@ import type { AccountingPanel } from '../../src/webviews/accounting/accountingPa
 import type { AccountingForm, AccountingToHost, AccountingToWebview } from '../../src/webviews/protocol';
 import { target } from '../support/target';
 import { extensionApi, firecrestLogText, nextEvent, waitFor } from './support/extension';
+import { testPartition } from './support/apiVersion';
 
 const PROFILE = 'acct-test';
 
@@ -38,6 +39,8 @@ describe('Job Accounting panel', function () {
   const ids: { ok: string; fail: string } = { ok: '', fail: '' };
   const tag = Math.random().toString(36).slice(2, 8);
   let requestId = 10_000;
+  /** The partition the jobs are submitted to (testPartition). */
+  let partition = 'debug';
   /** The webview's own first answer, as it reported drawing it. */
   let firstRendered: { requestId: number; rows: number } | undefined;
   const form = (over: Partial<AccountingForm> = {}): AccountingForm => ({
@@ -59,7 +62,8 @@ describe('Job Accounting panel', function () {
     });
     client = await api.connections.client(PROFILE);
     const home = `/home/${(await client.userInfo(t.system)).user.name}`;
-    const script = (code: number) => `#!/bin/bash\n#SBATCH --partition=debug\n#SBATCH --time=00:02:00\necho "accounting ${tag} ${code}"\nexit ${code}\n`;
+    partition = await testPartition(client, t.system);
+    const script = (code: number) => `#!/bin/bash\n#SBATCH --partition=${partition}\n#SBATCH --time=00:02:00\necho "accounting ${tag} ${code}"\nexit ${code}\n`;
     ids.ok = await client.submitJob(t.system, { script: script(0), workingDirectory: home, name: `acct-ok-${tag}` });
     ids.fail = await client.submitJob(t.system, { script: script(3), workingDirectory: home, name: `acct-fail-${tag}` });
     await Promise.all([ids.ok, ids.fail].map((id) => client.waitForJob(t.system, id, { overallTimeoutMs: 180_000 })));
@@ -108,7 +112,7 @@ describe('Job Accounting panel', function () {
     assert.match(fail.state, /^FAILED/);
     assert.equal(fail.stateClass, 'failed');
     assert.equal(fail.exitCode, 3);
-    assert.equal(ok.partition, 'debug');
+    assert.equal(ok.partition, partition);
     assert.ok(ok.start && ok.end && ok.end >= ok.start, 'start and end times');
     assert.ok(ok.elapsed !== undefined && ok.elapsed >= 0);
   });

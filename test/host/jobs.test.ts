@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../src/core/client';
 import type { SnapshotNode } from '../../src/views/treeSnapshot';
 import { gatewayOnly, target, type GatewayInfo } from '../support/target';
-import { lacks, routesOf, skipBecause } from './support/apiVersion';
+import { lacks, routesOf, skipBecause, testPartition } from './support/apiVersion';
 import { extensionApi, waitFor } from './support/extension';
 
 const PROFILE = 'jobs-test';
@@ -59,8 +59,11 @@ function expectedOutput(tag: string): string {
   return s + 'the end without newline';
 }
 
+/** The partition the job tests use (testPartition: `debug` on the local gateway). */
+let partition = 'debug';
+
 const outputScript = (tag: string) => `#!/bin/bash
-#SBATCH --partition=debug
+#SBATCH --partition=${partition}
 #SBATCH --job-name=fc-out-${tag}
 #SBATCH --time=00:05:00
 for i in $(seq 1 150); do printf 'line %03d ünïcödé ✓ %s %s\\n' "$i" "${tag}" "$(printf 'x%.0s' $(seq 1 40))"; done
@@ -93,7 +96,8 @@ describe('Jobs view and job commands', function () {
     await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
   });
 
-  it('submits the script open in the editor (with an #SBATCH --partition=debug line)', async () => {
+  it('submits the script open in the editor (with an #SBATCH --partition line)', async () => {
+    partition = await testPartition(client, t.system);
     const file = join(dir, `out-${tag}.sh`);
     writeFileSync(file, outputScript(tag));
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
@@ -102,7 +106,7 @@ describe('Jobs view and job commands', function () {
     submitted = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { profile: PROFILE, system: t.system, workingDirectory: home });
     assert.ok(submitted?.jobId, 'a job id came back');
     const job = await client.job(t.system, submitted.jobId);
-    assert.equal(job.partition, 'debug');
+    assert.equal(job.partition, partition);
     assert.equal(job.name, `fc-out-${tag}`);
   });
 
@@ -169,7 +173,7 @@ describe('Jobs view and job commands', function () {
     const uri = await vscode.commands.executeCommand<string>('firecrest.showJobDetails', submitted);
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
     assert.match(doc.getText(), new RegExp(`# Job ${submitted.jobId}: fc-out-${tag}`));
-    if (client.capabilities.jobScript) assert.ok(doc.getText().includes('#SBATCH --partition=debug'), 'the script is in the details');
+    if (client.capabilities.jobScript) assert.ok(doc.getText().includes(`#SBATCH --partition=${partition}`), 'the script is in the details');
     else assert.match(doc.getText(), /The scheduler did not keep the script/);
   });
 

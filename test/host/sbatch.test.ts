@@ -38,6 +38,10 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
   let accounts: string[];
   /** What the connection reports decides which live checks can fire (API v1: no time limits, no accounts). */
   let knowsMaxTime: boolean;
+  /** The local gateway's fixture cluster (partitions debug, long, xfer; reservation maint), which the exact texts below name. */
+  let fixture: boolean;
+  const needsFixture = (ctx: Mocha.Context): void => skipBecause(ctx, fixture ? undefined
+    : `needs the local gateway's fixture cluster (partitions debug, long and xfer, reservation maint); ${t.system} has partitions ${partitions.map((p) => p.name).join(', ') || 'none'}`);
 
   /** Writes a script, opens it in an editor and waits until its diagnostics satisfy `ready`. */
   async function open(name: string, text: string, ready: (d: Diag[]) => boolean): Promise<{ editor: vscode.TextEditor; uri: vscode.Uri }> {
@@ -67,6 +71,7 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     user = info.user.name;
     accounts = (info.accounts ?? []).sort((a, b) => Number(b.isDefault) - Number(a.isDefault)).map((a) => a.name);
     knowsMaxTime = partitions.some((p) => p.maxTimeSeconds !== undefined);
+    fixture = ['debug', 'long', 'xfer'].every((n) => partitions.some((p) => p.name === n)) && maint !== undefined;
     // Scripts live outside the workspace: the user setting names the system they are checked against.
     await vscode.workspace.getConfiguration('firecrest').update('sbatch.system', `${PROFILE}/${t.system}`, vscode.ConfigurationTarget.Global);
   });
@@ -77,7 +82,8 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
   });
 
-  it('reports unknown options, malformed values, unknown partition/account/reservation, exactly', async () => {
+  it('reports unknown options, malformed values, unknown partition/account/reservation, exactly', async function () {
+    needsFixture(this);
     const names = [...partitions].sort((a, b) => Number(b.isDefault === true) - Number(a.isDefault === true)).map((p) => p.name);
     const text = [
       '#!/bin/bash',
@@ -104,7 +110,8 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     assert.deepEqual(typo.map((a) => a.title), []); // --frobnicate is nothing like a real option
   });
 
-  it('offers one quick fix per partition, the default first, and applying it fixes the script', async () => {
+  it('offers one quick fix per partition, the default first, and applying it fixes the script', async function () {
+    needsFixture(this);
     const { editor, uri } = await open('partition.sh', '#!/bin/bash\n#SBATCH --partition=nosuch\necho\n', (d) => d.length === 1);
     const actions = await fixes(uri, 1, 22);
     const def = partitions.find((p) => p.isDefault)!.name;
@@ -127,6 +134,7 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
   });
 
   it('clamps a time limit above the partition maximum', async function () {
+    needsFixture(this);
     skipBecause(this, knowsMaxTime ? undefined : 'the server reports no partition time limits (upstream v2 and v1 partitions carry none)');
     const { editor, uri } = await open('time.sh', '#!/bin/bash\n#SBATCH -p debug\n#SBATCH --time=2:00:00\nsrun true\n', (d) => d.length > 0);
     assert.deepEqual(diags(uri), [['time-above-max', 2, 15, 22, "Time limit 02:00:00 is above the maximum of partition 'debug' (01:00:00): sbatch refuses the job."]]);
@@ -137,7 +145,8 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     await waitFor('the diagnostic to go', () => diags(uri).length === 0);
   });
 
-  it('warns about a reservation that has not started and a job running into maintenance, with a fix ending before it', async () => {
+  it('warns about a reservation that has not started and a job running into maintenance, with a fix ending before it', async function () {
+    needsFixture(this);
     const text = '#!/bin/bash\n#SBATCH --partition=long --time=4-00:00:00\n#SBATCH --reservation=maint\n#SBATCH --time=4-0\necho\n';
     const { uri } = await open('maint.sh', text, (d) => d.length >= 1);
     assert.deepEqual(diags(uri), [
@@ -165,7 +174,8 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     await waitFor('no diagnostics left', () => diags(u2).length === 0);
   });
 
-  it('completes partitions after --partition= and option names after --', async () => {
+  it('completes partitions after --partition= and option names after --', async function () {
+    needsFixture(this);
     const { editor } = await open('complete.sh', '#!/bin/bash\n#SBATCH --partition=\n#SBATCH --par\n#SBATCH \necho\n', () => true);
     const list = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', editor.document.uri, new vscode.Position(1, 20));
     const labels = list.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
@@ -181,7 +191,8 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     assert.deepEqual(offered.slice(0, 4), ['--partition', '-p', '--time', '-t'], 'after "#SBATCH " the common options come first');
   });
 
-  it('hovers a partition with its live facts and an option with its description', async () => {
+  it('hovers a partition with its live facts and an option with its description', async function () {
+    needsFixture(this);
     const { editor } = await open('hover.sh', '#!/bin/bash\n#SBATCH --partition=debug\n#SBATCH --reservation=maint\necho\n', () => true);
     const text = async (line: number, character: number) => {
       const hovers = await vscode.commands.executeCommand<vscode.Hover[]>('vscode.executeHoverProvider', editor.document.uri, new vscode.Position(line, character));
@@ -196,7 +207,8 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     assert.match(await text(1, 10), /\*\*--partition\*\* \(`-p`\)/);
   });
 
-  it('shows "Submit to <system>" above the directives', async () => {
+  it('shows "Submit to <system>" above the directives', async function () {
+    needsFixture(this);
     const { editor } = await open('lens.sh', '#!/bin/bash\n# job\n#SBATCH -p debug\necho\n', () => true);
     const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', editor.document.uri, 10);
     assert.equal(lenses.length, 1);

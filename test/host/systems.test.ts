@@ -110,6 +110,6 @@ describe('Systems view', function () {
       const list = child(await systemNode(t.system), 'Partitions')?.children ?? [];
       return list.length && !list[0].contextValue?.includes(';error;') ? list : undefined;
     });
-    assert.ok(parts.some((p) => p.label === 'debug'));
+    assert.ok(parts.length > 0 && (!t.gateway || parts.some((p) => p.label === 'debug')), 'the partitions are back');
   });
 });

@@ -55,3 +55,14 @@ export function skipBecause(ctx: Mocha.Context, reason: string | undefined): voi
   console.log(`      - skipped: ${reason}`);
   ctx.skip();
 }
+
+/**
+ * The partition the job tests submit to: FIRECREST_TEST_PARTITION, else the local gateway's
+ * `debug`, else the system's default, else its first. At a site, the fixture cluster's names do
+ * not exist.
+ */
+export async function testPartition(client: { partitions(system: string): Promise<{ name: string; isDefault?: boolean }[]> }, system: string): Promise<string> {
+  if (process.env.FIRECREST_TEST_PARTITION) return process.env.FIRECREST_TEST_PARTITION;
+  const parts = await client.partitions(system).catch(() => []);
+  return (parts.find((p) => p.name === 'debug') ?? parts.find((p) => p.isDefault) ?? parts[0])?.name ?? 'debug';
+}
