@@ -4,19 +4,30 @@
  */
 import type { Job } from '../core/model';
 
-export type JobGroup = 'running' | 'pending' | 'finished';
+export type JobGroup = 'running' | 'pending' | 'finished' | 'transfers';
+
+/**
+ * Jobs the servers start for file operations (v2 transfer jobs, by the names the server gives
+ * them; v1's internal transfer jobs by their default names): the extension's saves and uploads
+ * start them, and they must not bury the user's own jobs.
+ */
+const TRANSFER_JOB = /^(MoveFiles|CopyFiles|DeleteFiles|CompressFiles|ExtractFiles|IngressFileTransfer|EgressFileTransfer|(cp|mv|rsync|rm|compress|extract)-job)$/;
+
+export function isTransferJob(job: Pick<Job, 'name'>): boolean {
+  return TRANSFER_JOB.test(job.name);
+}
 
 export function groupOf(job: Job): JobGroup {
-  if (job.isFinal) return 'finished';
-  if (job.stateClass === 'pending') return 'pending';
+  if (isTransferJob(job)) return 'transfers';
   // Everything not final and not pending (RUNNING, COMPLETING, SUSPENDED...) is "in progress".
-  return 'running';
+  return stateGroup(job);
 }
 
 export const GROUP_LABEL: Record<JobGroup, string> = {
   running: 'Running',
   pending: 'Pending',
   finished: 'Recently finished',
+  transfers: 'Transfers',
 };
 
 /** Slurm-like: `12:03`, `1:00:00`, `2-03:04:05`. */
@@ -40,8 +51,14 @@ export function elapsedOf(job: Job, nowSeconds: number): number | undefined {
   return job.elapsedSeconds;
 }
 
+/** Where a job's state puts it (running, pending or finished), whatever group lists it. */
+function stateGroup(job: Job): Exclude<JobGroup, 'transfers'> {
+  if (job.isFinal) return 'finished';
+  return job.stateClass === 'pending' ? 'pending' : 'running';
+}
+
 export function describeJob(job: Job, nowSeconds: number): string {
-  switch (groupOf(job)) {
+  switch (stateGroup(job)) {
     case 'running': {
       const el = elapsedOf(job, nowSeconds);
       const elapsed = el === undefined ? '?' : formatDuration(el);

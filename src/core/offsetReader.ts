@@ -20,6 +20,8 @@ const REPLACEMENT = '\ufffd';
 /** Bytes of consumed text kept to know the few bytes before a block that starts early. */
 const KEEP = 64 * 1024;
 /** Below this many bytes read, a read starts at the file's start (blocks of `pos` bytes would be tiny). */
+const TINY = 64;
+/** What such a read asks for beyond the bytes already read. */
 const MIN_BLOCK = 4096;
 
 export interface ViewSource {
@@ -68,8 +70,9 @@ export class OffsetReader {
    * `pos` (less than MIN_BLOCK bytes while the file is small, when blocks are never smaller).
    */
   private block(): { offset: number; size: number } {
-    // A small file is read again from its start (less than MIN_BLOCK bytes twice).
-    if (this.pos < Math.min(MIN_BLOCK, this.chunk / 2)) return { offset: 0, size: Math.min(this.chunk, this.pos + MIN_BLOCK) };
+    // Blocks of a few bytes could hold no whole character: below TINY bytes the file is read
+    // again from its start (never more than TINY bytes twice).
+    if (this.pos < Math.min(TINY, this.chunk / 2)) return { offset: 0, size: Math.min(this.chunk, this.pos + MIN_BLOCK) };
     const k = Math.ceil(this.pos / this.chunk);
     const size = Math.floor(this.pos / k);
     return { offset: Math.floor(this.pos / size) * size, size };

@@ -10,7 +10,7 @@ import { jobKey, type JobRef } from '../../common/jobRef';
 import type { RefreshRun } from '../../common/refreshScheduler';
 import type { ConnectionService } from '../../common/services';
 import type { JobsFilter } from '../../common/viewControls';
-import { groupOf, type JobGroup } from '../../common/jobFormat';
+import { groupOf, isTransferJob, type JobGroup } from '../../common/jobFormat';
 
 export interface SystemJobs {
   profile: string;
@@ -36,6 +36,9 @@ export interface JobsModelOptions {
   pendingMs?: number;
   /** Next try after a listing failed for a passing reason (server unreachable, time-out) (ms). */
   retryMs?: number;
+  /** With the view hidden: how often a running (pending) job this window submitted is looked at (ms). */
+  hiddenRunningMs?: number;
+  hiddenPendingMs?: number;
 }
 
 export class JobsModel implements vscode.Disposable {
@@ -43,6 +46,8 @@ export class JobsModel implements vscode.Disposable {
   private readonly byKey = new Map<string, Job>();
   /** Jobs the user owns that were last seen not final: the candidates for "finished" notices. */
   private readonly watching = new Map<string, JobRef>();
+  /** Keys of the jobs this window submitted or was asked to watch (announced even with the view hidden). */
+  private readonly ownWatch = new Set<string>();
   private readonly ownUser = new Map<string, string>();
   private readonly _onDidChange = new vscode.EventEmitter<void>();
   private readonly _onDidFinish = new vscode.EventEmitter<{ ref: JobRef; job: Job }>();
@@ -72,6 +77,52 @@ export class JobsModel implements vscode.Disposable {
   /** A job submitted from this window: watched for its end even before a listing shows it. */
   track(ref: JobRef): void {
     this.watching.set(jobKey(ref), ref);
+    this.ownWatch.add(jobKey(ref));
+  }
+
+  /** True while a job this window submitted (or was asked to watch) has not ended. */
+  get watchingOwn(): boolean {
+    for (const key of this.ownWatch) if (this.watching.has(key)) return true;
+    return false;
+  }
+
+  /**
+   * While the view is hidden: only the jobs this window submitted or was asked to watch, each by
+   * id, so their end is announced on time. Resolves the delay until the next look, adapted to the
+   * jobs (a running job near its limit soon, a pending one later), or undefined when nothing is
+   * left to watch (no request at all then).
+   */
+  async pollOwn(signal: AbortSignal): Promise<number | undefined> {
+    let next: number | undefined;
+    const soonest = (ms: number): void => { next = next === undefined ? ms : Math.min(next, ms); };
+    for (const key of [...this.ownWatch]) {
+      const ref = this.watching.get(key);
+      if (!ref) {
+        this.ownWatch.delete(key);
+        continue;
+      }
+      try {
+        const client = await this.connections.client(ref.profile);
+        const job = await client.job(ref.system, ref.jobId, { signal });
+        if (job.isFinal) {
+          this.watching.delete(key);
+          this.ownWatch.delete(key);
+          this._onDidFinish.fire({ ref: { ...ref, job }, job });
+        } else if (job.stateClass === 'running') {
+          const left = job.timeLimitSeconds !== undefined && job.elapsedSeconds !== undefined ? job.timeLimitSeconds - job.elapsedSeconds : undefined;
+          soonest(left !== undefined && left < 120 ? Math.max(2_000, left * 500) : (this.opts.hiddenRunningMs ?? 15_000));
+        } else {
+          // A fresh submission usually starts soon; one that has waited a while waits on.
+          const waited = job.submitTime !== undefined ? Date.now() / 1000 - job.submitTime : 0;
+          soonest(waited < 120 ? 5_000 : (this.opts.hiddenPendingMs ?? 60_000));
+        }
+      } catch {
+        signal.throwIfAborted();
+        // Not known yet (a fresh submission), or the server is away: look again in a while.
+        soonest(this.opts.hiddenRunningMs ?? 15_000);
+      }
+    }
+    return next;
   }
 
   /** Fetches every system of every connection. Throws RateLimitedError (after storing what came) so the scheduler backs off. */
@@ -125,7 +176,8 @@ export class JobsModel implements vscode.Disposable {
           const own = !this.allUsers || this.watching.has(key) || (job.user !== undefined && job.user === this.ownUser.get(`${p.profile}/${s.system}`));
           if (!this.allUsers && job.user) this.ownUser.set(`${p.profile}/${s.system}`, job.user);
           if (job.isFinal) {
-            if (this.watching.delete(key)) finished.push({ ref: { ...ref, job }, job });
+            // The end of a transfer job the extension started itself (a save, an upload) is no news.
+            if (this.watching.delete(key) && (!isTransferJob(job) || this.ownWatch.has(key))) finished.push({ ref: { ...ref, job }, job });
           } else if (own) {
             this.watching.set(key, ref);
           }
@@ -155,8 +207,12 @@ export class JobsModel implements vscode.Disposable {
   }
 
   private withGroups(s: SystemJobs): SystemJobs {
-    const groups: Record<JobGroup, Job[]> = { running: [], pending: [], finished: [] };
-    for (const job of s.jobs ?? []) groups[groupOf(job)].push(job);
+    const groups: Record<JobGroup, Job[]> = { running: [], pending: [], finished: [], transfers: [] };
+    const hide = vscode.workspace.getConfiguration('firecrest').get<string>('jobs.transferJobs') === 'hide';
+    for (const job of s.jobs ?? []) {
+      const group = groupOf(job);
+      if (group !== 'transfers' || !hide) groups[group].push(job);
+    }
     // Newest endings first: the job that just finished is the one the user looks for.
     groups.finished.sort((a, b) => (b.endTime ?? 0) - (a.endTime ?? 0) || Number(b.id) - Number(a.id));
     return { ...s, groups };

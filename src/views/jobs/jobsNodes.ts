@@ -15,7 +15,7 @@ export type JobsNode =
   | { kind: 'error'; profile: string; system?: string; error: unknown }
   | { kind: 'message'; profile: string; system?: string; text: string };
 
-const GROUP_ICON: Record<JobGroup, string> = { running: 'run-all', pending: 'watch', finished: 'history' };
+const GROUP_ICON: Record<JobGroup, string> = { running: 'run-all', pending: 'watch', finished: 'history', transfers: 'arrow-swap' };
 
 export function nodeId(n: JobsNode): string {
   switch (n.kind) {
@@ -64,7 +64,7 @@ export function toTreeItem(n: JobsNode, nowSeconds: number): vscode.TreeItem {
       return item;
     }
     case 'group': {
-      const state = n.count === 0 ? vscode.TreeItemCollapsibleState.None : n.group === 'finished' ? Collapsed : vscode.TreeItemCollapsibleState.Expanded;
+      const state = n.count === 0 ? vscode.TreeItemCollapsibleState.None : n.group === 'finished' || n.group === 'transfers' ? Collapsed : vscode.TreeItemCollapsibleState.Expanded;
       const item = new vscode.TreeItem(GROUP_LABEL[n.group], state);
       item.description = String(n.count);
       item.iconPath = new vscode.ThemeIcon(GROUP_ICON[n.group]);

@@ -3,7 +3,8 @@
  * Children come straight from the model's pre-grouped arrays; nothing is fetched here.
  */
 import * as vscode from 'vscode';
-import { jobMarkdownTable } from '../../common/jobFormat';
+import { groupOf, jobMarkdownTable } from '../../common/jobFormat';
+import type { Job } from '../../core/model';
 import type { JobsModel, ProfileJobs, SystemJobs } from './jobsModel';
 import { toTreeItem, type JobsNode } from './jobsNodes';
 
@@ -81,10 +82,10 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
     return job ? { kind: 'job', profile, system, jobId, job, canAttach } : undefined;
   }
 
-  private groupNode(profile: string, system: string, job: { isFinal: boolean; stateClass: string }): JobsNode | undefined {
+  private groupNode(profile: string, system: string, job: Job): JobsNode | undefined {
     const s = this.findSystem(profile, system);
     if (!s?.groups) return undefined;
-    const group = job.isFinal ? 'finished' : job.stateClass === 'pending' ? 'pending' : 'running';
+    const group = groupOf(job);
     return { kind: 'group', profile, system, group, count: s.groups[group].length };
   }
 
@@ -98,7 +99,7 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
     const out: JobsNode[] = [];
     if (s.error) out.push({ kind: 'error', profile: s.profile, system: s.system, error: s.error });
     if (s.groups) {
-      for (const group of ['running', 'pending', 'finished'] as const) {
+      for (const group of ['running', 'pending', 'finished', 'transfers'] as const) {
         const count = s.groups[group].length;
         if (count > 0) out.push({ kind: 'group', profile: s.profile, system: s.system, group, count });
       }

@@ -15,6 +15,10 @@ import { JobsModel } from './jobsModel';
 import type { JobsNode } from './jobsNodes';
 import { JobsProvider } from './jobsProvider';
 
+/** With the view hidden: the first look at a job this window submitted, and the next after a failure. */
+const HIDDEN_FIRST_MS = 5_000;
+const HIDDEN_RETRY_MS = 30_000;
+
 export class JobsView implements JobsViewControl, vscode.Disposable {
   private readonly model: JobsModel;
   private readonly provider: JobsProvider;
@@ -26,6 +30,8 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
   /** Finish notices shown so far (tests read them through `snapshot`). */
   private readonly notices: string[] = [];
   private loading = false;
+  private hiddenTimer: NodeJS.Timeout | undefined;
+  private hiddenAbort: AbortController | undefined;
 
   constructor(services: ExtensionServices) {
     const log = services.log.withTag('jobs');
@@ -44,7 +50,12 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
       this.model,
       this.provider,
       this.view,
-      this.view.onDidChangeVisibility((e) => this.scheduler.setVisible(e.visible)),
+      this.view.onDidChangeVisibility((e) => {
+        this.scheduler.setVisible(e.visible);
+        if (e.visible) this.stopHidden();
+        else this.watchHidden(HIDDEN_FIRST_MS);
+      }),
+      { dispose: () => this.stopHidden() },
       onConnectionsChanged(services.connections, () => this.scheduler.request('connection')),
       this.model.onDidFinish(({ ref, job }) => this.notifyFinished(ref, job)),
       // The queue is shown at once; what took longer (v1 accounting) comes with the next listing.
@@ -84,6 +95,33 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
   track(ref: JobRef): void {
     this.model.track(ref);
     this.scheduler.request('action');
+    this.watchHidden(HIDDEN_FIRST_MS);
+  }
+
+  /**
+   * With the view hidden, the jobs this window submitted are still watched (by id, at a rate the
+   * model adapts to them), so that a job's end is announced when it happens, not when the view is
+   * opened next. Nothing to watch: no timer, no request.
+   */
+  private watchHidden(delayMs: number): void {
+    if (this.view.visible || this.hiddenTimer || !this.model.watchingOwn) return;
+    this.hiddenTimer = setTimeout(() => {
+      this.hiddenTimer = undefined;
+      if (this.view.visible) return;
+      const ctl = new AbortController();
+      this.hiddenAbort = ctl;
+      this.model.pollOwn(ctl.signal).then(
+        (next) => { if (next !== undefined && !ctl.signal.aborted) this.watchHidden(next); },
+        () => { if (!ctl.signal.aborted) this.watchHidden(HIDDEN_RETRY_MS); },
+      ).finally(() => { if (this.hiddenAbort === ctl) this.hiddenAbort = undefined; });
+    }, delayMs);
+  }
+
+  private stopHidden(): void {
+    clearTimeout(this.hiddenTimer);
+    this.hiddenTimer = undefined;
+    this.hiddenAbort?.abort();
+    this.hiddenAbort = undefined;
   }
 
   async reveal(ref: JobRef): Promise<void> {
