@@ -13,6 +13,9 @@ import type { SecretRegistry } from './log';
 import { deleteProfile, needsSecret, PROFILES_SETTING, readProfiles, saveProfile, secretKey } from './profiles';
 import type { ConnectionInfo, ConnectionService, ConnectionState, Log } from './services';
 
+/** Next to the secret (same prefix, so other windows hear of it): the profile was signed out. */
+const signedOutKey = (name: string): string => `${secretKey(name)}.signedOut`;
+
 export type ClientFactory = (options: ClientOptions, events?: ClientEvents) => Promise<FirecrestClient>;
 
 const SYSTEMS_TTL_MS = 30_000;
@@ -93,7 +96,9 @@ export class Connections extends Disposable implements ConnectionService {
     for (const profile of profiles) {
       const secret = needsSecret(profile) ? await this.secrets.get(secretKey(profile.name)) : undefined;
       this.secretRegistry.add(secret);
-      const hasSecret = !needsSecret(profile) || !!secret;
+      // Signed out keeps the credentials (a marker next to them): Sign In uses them again.
+      const signedOut = (await this.secrets.get(signedOutKey(profile.name))) !== undefined;
+      const hasSecret = (!needsSecret(profile) || !!secret) && !signedOut;
       const old = this.entries.get(profile.name);
       if (old && old.hasSecret === hasSecret && sameProfile(old.profile, profile)) {
         next.set(profile.name, old);
@@ -165,28 +170,53 @@ export class Connections extends Disposable implements ConnectionService {
     void this.connectPending();
   }
 
-  async signIn(name: string, secret: string): Promise<Validation> {
+  /** True when the profile's credentials are kept (signed out or not): Sign In can use them as they are. */
+  async hasStoredCredentials(name: string): Promise<boolean> {
     const profile = this.entry(name).profile;
+    return !needsSecret(profile) || (await this.secrets.get(secretKey(name))) !== undefined;
+  }
+
+  /** Validates, then stores the secret (`undefined`: the one kept) and clears the signed-out mark. */
+  async signIn(name: string, given?: string): Promise<Validation> {
+    const profile = this.entry(name).profile;
+    const secret = given ?? (needsSecret(profile) ? await this.secrets.get(secretKey(name)) : undefined);
+    if (needsSecret(profile) && secret === undefined) throw new UnauthorizedError(`No credentials are kept for "${name}": sign in with its client secret.`);
     const result = await this.validate(profile, secret);
-    await this.secrets.store(secretKey(name), secret);
+    if (secret !== undefined) await this.secrets.store(secretKey(name), secret);
+    await this.secrets.delete(signedOutKey(name));
     await this.reload();
     this.log.info(`Signed in to "${name}".`);
     void this.connectPending();
     return result;
   }
 
+  /**
+   * Ends the session: the client and its token go, every window shows the profile signed out.
+   * The credentials stay (Sign In uses them again); Remove Credentials forgets them.
+   */
   async signOut(name: string): Promise<void> {
+    const entry = this.entry(name);
+    await this.secrets.store(signedOutKey(name), '1');
+    this.release(entry);
+    await this.reload();
+    this.log.info(`Signed out of "${name}" (its credentials are kept; "Remove Credentials" forgets them).`);
+  }
+
+  /** Forgets the profile's client secret and signs it out. */
+  async removeCredentials(name: string): Promise<void> {
     const entry = this.entry(name);
     this.secretRegistry.delete(await this.secrets.get(secretKey(name)));
     await this.secrets.delete(secretKey(name));
+    await this.secrets.delete(signedOutKey(name));
     this.release(entry);
     await this.reload();
-    this.log.info(`Signed out of "${name}".`);
+    this.log.info(`Credentials of "${name}" removed; signed out.`);
   }
 
   async remove(name: string): Promise<void> {
     const entry = this.entry(name);
     await this.secrets.delete(secretKey(name));
+    await this.secrets.delete(signedOutKey(name));
     this.release(entry);
     await deleteProfile(name);
     await this.reload();

@@ -42,7 +42,7 @@ describe('extension shell', () => {
     console.log(`      ACTIVATION activate()=${api.activationMs.toFixed(1)}ms host-activate=${marks.activateMs ?? '?'}ms code-load=${marks.loadMs ?? '?'}ms`);
     assert.ok(api.activationMs < 500, `activate() took ${api.activationMs} ms`);
     const commands = await vscode.commands.getCommands(true);
-    for (const id of ['firecrest.addConnection', 'firecrest.signIn', 'firecrest.signOut', 'firecrest.removeConnection', 'firecrest.showLog']) {
+    for (const id of ['firecrest.addConnection', 'firecrest.signIn', 'firecrest.signOut', 'firecrest.removeCredentials', 'firecrest.removeConnection', 'firecrest.showLog']) {
       assert.ok(commands.includes(id), `${id} is registered`);
     }
   });
@@ -100,6 +100,21 @@ describe('extension shell', () => {
     assert.ok(ok?.systems.includes(t.system));
     await api.connections.client(PROFILE);
     assert.equal(info(PROFILE)?.state, 'connected');
+  });
+
+  it('signs in again after Sign Out without asking for the secret; Remove Credentials forgets it', async () => {
+    assert.equal(await vscode.commands.executeCommand('firecrest.signOut', PROFILE), true);
+    await waitFor('signed-out state', () => info(PROFILE)?.state === 'signed-out');
+    // No secret given and no prompt answered: the kept credentials are used.
+    const again = await vscode.commands.executeCommand<{ systems: string[] }>('firecrest.signIn', { name: PROFILE });
+    assert.ok(again?.systems.includes(t.system), 'signed in with the kept credentials');
+    await api.connections.client(PROFILE);
+    assert.equal(info(PROFILE)?.state, 'connected');
+    assert.equal(await vscode.commands.executeCommand('firecrest.removeCredentials', { name: PROFILE, confirm: false }), true);
+    await waitFor('signed out once the credentials are gone', () => info(PROFILE)?.state === 'signed-out');
+    assert.equal(await (api.connections as unknown as { hasStoredCredentials(n: string): Promise<boolean> }).hasStoredCredentials(PROFILE), false);
+    const back = await vscode.commands.executeCommand<{ systems: string[] }>('firecrest.signIn', { name: PROFILE, clientSecret: t.clientSecret });
+    assert.ok(back?.systems.includes(t.system));
   });
 
   it('shares one client between concurrent callers and rebuilds it when the profile changes', async () => {

@@ -1,7 +1,11 @@
-/** Sign In (asks for the secret, validates it, stores it) and Sign Out (forgets it, drops the client). */
+/**
+ * Sign In (with the kept credentials, else asks for the secret; validates and stores it), Sign Out
+ * (ends the session, keeps the credentials) and Remove Credentials (forgets them, after asking).
+ */
 import * as vscode from 'vscode';
 import type { Connections } from '../../common/connections';
 import type { Log } from '../../common/services';
+import { UnauthorizedError } from '../../core/errors';
 import { registerCommand } from '../register';
 import { pickProfile } from './pickProfile';
 
@@ -16,6 +20,20 @@ export function registerSignInOut(connections: Connections, log: Log): vscode.Di
     );
     if (name === undefined) return undefined;
     const given = arg && typeof arg === 'object' ? (arg as { clientSecret?: unknown }).clientSecret : undefined;
+    if (typeof given !== 'string' && (await connections.hasStoredCredentials(name))) {
+      // Signed out, credentials kept: signing in again asks for nothing.
+      try {
+        const kept = await vscode.window.withProgress(
+          { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Signing in to {0}…', name) },
+          () => connections.signIn(name),
+        );
+        void vscode.window.showInformationMessage(vscode.l10n.t('Signed in to {0}: {1} system(s).', name, kept.systems.length));
+        return { name, systems: kept.systems.map((s) => s.name) };
+      } catch (e) {
+        if (!(e instanceof UnauthorizedError)) throw e;
+        log.warn(`The kept credentials of "${name}" were refused: ${e.message}`);
+      }
+    }
     const secret =
       typeof given === 'string'
         ? given
@@ -50,5 +68,28 @@ export function registerSignInOut(connections: Connections, log: Log): vscode.Di
     return true;
   });
 
-  return vscode.Disposable.from(signIn, signOut);
+  const removeCredentials = registerCommand('firecrest.removeCredentials', log, async (arg?: unknown) => {
+    const name = await pickProfile(
+      connections,
+      arg,
+      () => true,
+      vscode.l10n.t('Forget the credentials of which FirecREST connection?'),
+      vscode.l10n.t('There is no FirecREST connection.'),
+    );
+    if (name === undefined) return false;
+    const confirmed = arg && typeof arg === 'object' && (arg as { confirm?: unknown }).confirm === false;
+    if (!confirmed) {
+      const remove = vscode.l10n.t('Remove Credentials');
+      const answer = await vscode.window.showWarningMessage(
+        vscode.l10n.t('Forget the client secret of {0}? You will have to enter it again to sign in.', name),
+        { modal: true },
+        remove,
+      );
+      if (answer !== remove) return false;
+    }
+    await connections.removeCredentials(name);
+    return true;
+  });
+
+  return vscode.Disposable.from(signIn, signOut, removeCredentials);
 }

@@ -31,6 +31,7 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
   private readonly notices: string[] = [];
   private loading = false;
   private hiddenTimer: NodeJS.Timeout | undefined;
+  private hiddenDue = 0;
   private hiddenAbort: AbortController | undefined;
 
   constructor(services: ExtensionServices) {
@@ -104,7 +105,11 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
    * opened next. Nothing to watch: no timer, no request.
    */
   private watchHidden(delayMs: number): void {
-    if (this.view.visible || this.hiddenTimer || !this.model.watchingOwn) return;
+    if (this.view.visible || !this.model.watchingOwn) return;
+    // A look already due sooner stands; one due later (a job pending for long) gives way.
+    if (this.hiddenTimer && this.hiddenDue <= Date.now() + delayMs) return;
+    clearTimeout(this.hiddenTimer);
+    this.hiddenDue = Date.now() + delayMs;
     this.hiddenTimer = setTimeout(() => {
       this.hiddenTimer = undefined;
       if (this.view.visible) return;
