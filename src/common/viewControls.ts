@@ -19,6 +19,8 @@ export interface JobsViewControl {
   setFilter(filter: JobsFilter): void;
   /** Marks a job as one to watch (fresh submission) and refreshes soon. */
   track(ref: JobRef): void;
+  /** These jobs were cancelled by the user here: their end is no news (no warning). */
+  cancelledByUser(refs: readonly JobRef[]): void;
   /** Shows the job in the tree (refreshes first when it is not there yet). */
   reveal(ref: JobRef): Promise<void>;
   /** Re-runs the failed load behind an error node. */

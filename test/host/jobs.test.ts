@@ -285,12 +285,16 @@ describe('Jobs view and job commands', function () {
     for (const n of [1, 2]) {
       const file = join(dir, `multi-${n}-${tag}.sh`);
       writeFileSync(file, `#!/bin/bash\n#SBATCH --job-name=fc-multi-${n}-${tag}\nsleep 300\n`);
-      refs.push(await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: file, profile: PROFILE, system: t.system, workingDirectory: home, partition: 'debug' }));
+      refs.push(await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: file, profile: PROFILE, system: t.system, workingDirectory: home, partition }));
     }
     // As from the tree: the clicked node first, then the whole selection.
     const cancelled = await vscode.commands.executeCommand<string[]>('firecrest.cancelJob', { ...refs[0], confirm: false }, refs);
     assert.deepEqual([...cancelled].sort(), refs.map((r) => r.jobId).sort());
     for (const r of refs) await waitFor(`job ${r.jobId} cancelled`, async () => (await client.job(t.system, r.jobId)).stateClass === 'cancelled', 60_000);
+    // Their end is what the user asked for: shown in the tree, no warning per job.
+    for (const r of refs) await waitFor(`job ${r.jobId} CANCELLED in the tree`, async () => /^CANCELLED/.test((await findJob(r.jobId))?.row.description ?? ''), 60_000);
+    const notices = (await jobsTree()).notices;
+    assert.ok(!refs.some((r) => notices.some((n) => n.includes(`Job ${r.jobId} `))), `no warning for a cancel the user made: ${notices.join('\n')}`);
   });
 
   it('filters by name and shows all users on request, saying so in the view', async () => {

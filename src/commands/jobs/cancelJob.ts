@@ -26,16 +26,22 @@ export async function cancelJob(services: ExtensionServices, jobs: JobsViewContr
   }
   const done: string[] = [];
   const failures: string[] = [];
+  const cancelled: JobRef[] = [];
   for (const r of refs) {
     try {
-      const client = await services.connections.client(r.profile || services.connections.defaultProfileName());
+      const profile = r.profile || services.connections.defaultProfileName();
+      const client = await services.connections.client(profile);
       await client.cancelJob(r.system, r.jobId);
       done.push(r.jobId);
+      cancelled.push({ ...r, profile: profile ?? r.profile });
     } catch (e) {
       failures.push(`${r.jobId}: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
+  // Their end is what the user asked for: one summary here, no warning per job when they end.
+  jobs.cancelledByUser(cancelled);
   jobs.refresh();
   if (failures.length) throw new Error(`Could not cancel ${failures.join('; ')}`);
+  if (done.length > 1) void vscode.window.showInformationMessage(`Cancelled ${done.length} jobs: ${done.join(', ')}.`);
   return done;
 }

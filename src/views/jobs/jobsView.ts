@@ -32,6 +32,8 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
   private loading = false;
   private hiddenTimer: NodeJS.Timeout | undefined;
   private hiddenDue = 0;
+  /** profile/system/jobId of the jobs cancelled from this window. */
+  private readonly userCancelled = new Set<string>();
   private hiddenAbort: AbortController | undefined;
 
   constructor(services: ExtensionServices) {
@@ -178,7 +180,13 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
     }
   }
 
+  cancelledByUser(refs: readonly JobRef[]): void {
+    for (const r of refs) this.userCancelled.add(`${r.profile}/${r.system}/${r.jobId}`);
+  }
+
   private notifyFinished(ref: JobRef, job: Job): void {
+    // A job the user cancelled here ended as asked: the cancel command said so once already.
+    if (job.stateClass === 'cancelled' && this.userCancelled.delete(`${ref.profile}/${ref.system}/${ref.jobId}`)) return;
     const text = `Job ${job.id} (${job.name}) on ${ref.system} ${endingOf(job)}.`;
     this.notices.push(`${ref.system}/${job.id}: ${text}`);
     const open = 'Open Output';
