@@ -246,7 +246,7 @@ export class Connections extends Disposable implements ConnectionService {
     const name = entry.profile.name;
     try {
       const secret = needsSecret(entry.profile) ? await this.secrets.get(secretKey(name)) : undefined;
-      if (needsSecret(entry.profile) && !secret) {
+      if (!entry.hasSecret || (needsSecret(entry.profile) && !secret)) {
         throw new UnauthorizedError(`You are signed out of "${name}": run "FirecREST: Sign In".`);
       }
       this.secretRegistry.add(secret);
