@@ -67,6 +67,14 @@ describe('Job Accounting panel', function () {
     ids.ok = await client.submitJob(t.system, { script: script(0), workingDirectory: home, name: `acct-ok-${tag}` });
     ids.fail = await client.submitJob(t.system, { script: script(3), workingDirectory: home, name: `acct-fail-${tag}` });
     await Promise.all([ids.ok, ids.fail].map((id) => client.waitForJob(t.system, id, { overallTimeoutMs: 180_000 })));
+    // Slurm's time-window accounting shows a job a few seconds after `sacct --jobs` does (the
+    // panel asks for a window): wait until the window has both, as a user would see them.
+    const midnight = new Date();
+    midnight.setHours(0, 0, 0, 0);
+    await waitFor('both jobs in the accounting window', async () => {
+      const rows = await client.accounting(t.system, { startTime: Math.floor(midnight.getTime() / 1000) - 3600 });
+      return [ids.ok, ids.fail].every((id) => rows.some((r) => r.id === id));
+    }, 60_000);
   });
 
   after(async () => {
