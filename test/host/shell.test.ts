@@ -110,7 +110,7 @@ describe('extension shell', () => {
     assert.ok(again?.systems.includes(t.system), 'signed in with the kept credentials');
     await api.connections.client(PROFILE);
     assert.equal(info(PROFILE)?.state, 'connected');
-    assert.equal(await vscode.commands.executeCommand('firecrest.removeCredentials', { name: PROFILE, confirm: false }), true);
+    assert.equal(await vscode.commands.executeCommand('firecrest.removeCredentials', { name: PROFILE, confirmed: true }), true);
     await waitFor('signed out once the credentials are gone', () => info(PROFILE)?.state === 'signed-out');
     assert.equal(await (api.connections as unknown as { hasStoredCredentials(n: string): Promise<boolean> }).hasStoredCredentials(PROFILE), false);
     const back = await vscode.commands.executeCommand<{ systems: string[] }>('firecrest.signIn', { name: PROFILE, clientSecret: t.clientSecret });

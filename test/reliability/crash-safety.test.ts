@@ -14,24 +14,13 @@ import { createClient, FirecrestUri, type FirecrestClient } from '../../src/core
 import { RemoteFileSystem } from '../../src/fs/remoteFileSystem';
 import { gatewayOnly } from '../support/target';
 import { freePort, OwnGateway } from './ownGateway';
+import { prng } from './workload';
 
 const MiB = 1024 * 1024;
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 20);
 const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const FINAL = /^(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_OF_MEMORY|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE)/;
-
-/** mulberry32: the kill moments are random, and the same again for the same SEED. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Kind = 'direct' | 'staged' | 'mv' | 'cp' | 'save';
 const KINDS: Kind[] = ['direct', 'staged', 'mv', 'cp', 'save'];
@@ -47,7 +36,7 @@ void describe('crash safety: SIGKILL while files are written', { skip: gatewayOn
   let tokenUrl = '';
   let creds = { id: '', secret: '' };
   const seed = Number(process.env.SEED ?? Date.now() % 100000);
-  const rnd = random(seed);
+  const rnd = prng(seed);
   const outcomes: Record<Kind, { old: number; new: number }> = { direct: { old: 0, new: 0 }, staged: { old: 0, new: 0 }, mv: { old: 0, new: 0 }, cp: { old: 0, new: 0 }, save: { old: 0, new: 0 } };
 
   before(async () => {

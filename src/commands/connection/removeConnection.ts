@@ -4,6 +4,7 @@ import type { Connections } from '../../common/connections';
 import type { Log } from '../../common/services';
 import { registerCommand } from '../register';
 import { pickProfile } from './pickProfile';
+import { confirmed } from './confirm';
 
 export function registerRemoveConnection(connections: Connections, log: Log): vscode.Disposable {
   return registerCommand('firecrest.removeConnection', log, async (arg?: unknown) => {
@@ -15,17 +16,8 @@ export function registerRemoveConnection(connections: Connections, log: Log): vs
       vscode.l10n.t('There is no FirecREST connection to remove.'),
     );
     if (name === undefined) return false;
-    // Scripts and tests pass `{ name, confirmed: true }`; people always see the question.
-    const confirmed = !!arg && typeof arg === 'object' && (arg as { confirmed?: unknown }).confirmed === true;
-    if (!confirmed) {
-      const remove = vscode.l10n.t('Remove');
-      const answer = await vscode.window.showWarningMessage(
-        vscode.l10n.t('Remove the FirecREST connection "{0}" and forget its secret?', name),
-        { modal: true },
-        remove,
-      );
-      if (answer !== remove) return false;
-    }
+    // Scripts and tests pass `{ name, confirmed: true }`.
+    if (!(await confirmed(arg, vscode.l10n.t('Remove the FirecREST connection "{0}" and forget its secret?', name), vscode.l10n.t('Remove')))) return false;
     await connections.remove(name);
     return true;
   });

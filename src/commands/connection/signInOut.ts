@@ -7,6 +7,7 @@ import type { Connections } from '../../common/connections';
 import type { Log } from '../../common/services';
 import { UnauthorizedError } from '../../core/errors';
 import { registerCommand } from '../register';
+import { confirmed } from './confirm';
 import { pickProfile } from './pickProfile';
 
 export function registerSignInOut(connections: Connections, log: Log): vscode.Disposable {
@@ -77,16 +78,8 @@ export function registerSignInOut(connections: Connections, log: Log): vscode.Di
       vscode.l10n.t('There is no FirecREST connection.'),
     );
     if (name === undefined) return false;
-    const confirmed = arg && typeof arg === 'object' && (arg as { confirm?: unknown }).confirm === false;
-    if (!confirmed) {
-      const remove = vscode.l10n.t('Remove Credentials');
-      const answer = await vscode.window.showWarningMessage(
-        vscode.l10n.t('Forget the client secret of {0}? You will have to enter it again to sign in.', name),
-        { modal: true },
-        remove,
-      );
-      if (answer !== remove) return false;
-    }
+    const question = vscode.l10n.t('Forget the client secret of {0}? You will have to enter it again to sign in.', name);
+    if (!(await confirmed(arg, question, vscode.l10n.t('Remove Credentials')))) return false;
     await connections.removeCredentials(name);
     return true;
   });
