@@ -3,6 +3,7 @@
  * layer (`http/`), the token sources (`auth/`) and the per-version adapters (`v1/`, `v2/`).
  */
 import type { FirecrestApi } from './api';
+import type { ClientEvents } from './events';
 import type { Logger } from './logger';
 import type { ApiVersion, ConnectionProfile } from './model';
 import type { FileTransfers } from './transfer/fileTransfers';
@@ -29,15 +30,6 @@ export interface ClientOptions {
   jobWindowRefreshMs?: number;
 }
 
-/** Observable facts about the shared HTTP layer (for the status bar, the log and the tests). */
-export interface ClientEvents {
-  /** A request finished (any status). Never carries headers or bodies. `route` is the path template (`/status/systems`). */
-  onRequest?(e: { method: string; route: string; status?: number; durationMs: number; attempt: number }): void;
-  /** The client is waiting before retrying (429 or transient failure). `route` includes the method (`GET /status/systems`). */
-  onRetryWait?(e: { route: string; reason: 'rate-limit' | 'transient'; waitMs: number; attempt: number; maxAttempts: number }): void;
-  /** A token was obtained (no token value, only its lifetime). */
-  onToken?(e: { expiresInSeconds?: number }): void;
-}
 
 export interface FirecrestClient extends FirecrestApi {
   readonly profile: ConnectionProfile;
@@ -48,3 +40,5 @@ export interface FirecrestClient extends FirecrestApi {
   /** Closes the connection pool. Safe to call twice. */
   dispose(): Promise<void>;
 }
+
+export type { ClientEvents };

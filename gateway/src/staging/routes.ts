@@ -6,19 +6,14 @@
  */
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Signer } from './signer';
 import { s3Error } from './s3-reply';
-import { validKey, type ObjectStore } from './store';
+import type { StagingDeps } from './deps';
+import { validKey } from './store';
 import { stagingWriteRoutes } from './write-routes';
 
-export interface StagingDeps {
-  store: ObjectStore;
-  signer: Signer;
-  /** Bytes one user (bucket) may hold in the staging area. */
-  quotaBytes: () => number;
-}
 
 export { s3Error };
+export type { StagingDeps };
 
 function queryOf(req: FastifyRequest): Record<string, string> {
   const out: Record<string, string> = {};

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_PARTS, MultipartUploads, parseCompleteXml, S3Failure } from './multipart';
-import type { StagingDeps } from './routes';
+import type { StagingDeps } from './deps';
 import { s3Error } from './s3-reply';
 import { validKey } from './store';
 

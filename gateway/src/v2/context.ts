@@ -65,6 +65,9 @@ declare module 'fastify' {
   }
 }
 
+/** Submits a transfer job for a request: its name, its script (given the directives) and account. */
+export type SubmitTransferJob = (req: FastifyRequest, name: string, script: (directives: string[]) => string, account: string | undefined) => Promise<{ transferJob: unknown }>;
+
 /** The authenticated user and the system of a request; the hooks guarantee both on system routes. */
 export function ctx(req: FastifyRequest): { user: UnixUser; system: SystemRuntime } {
   if (!req.f7tUser || !req.f7tSystem) throw new Error('route used without auth/system hooks');

@@ -17,7 +17,7 @@ import { Signer } from '../staging/signer';
 import { ObjectStore } from '../staging/store';
 import { StagingSweeper } from '../staging/sweep';
 import { ctx, type V2Deps } from './context';
-import type { SubmitTransferJob } from './transfer';
+import type { SubmitTransferJob } from './context';
 
 const METHOD = 's3';
 /** The ingress job gives up after a day, like the real one (1440 probes of 60 s). */

@@ -12,7 +12,7 @@ import type { UnixUser } from '../users';
 import { Inputs } from '../fs/inputs';
 import { compressArgv, compressionOf, extractArgv } from '../fs/tar-commands';
 import { formatDirectives, transferJobName, transferScript, type TransferKind } from '../fs/transfer-script';
-import { ctx, type SystemRuntime, type V2Deps } from './context';
+import { ctx, type SubmitTransferJob, type SystemRuntime, type V2Deps } from './context';
 import { stagedTransferRoutes } from './staged';
 import { atomicCopyArgv } from '../fs/atomic-write';
 
@@ -25,7 +25,6 @@ function transferWorkDir(system: SystemRuntime, user: UnixUser): string {
 }
 
 /** Submits a transfer job as the user: `script` gets the system's directives (account filled in). */
-export type SubmitTransferJob = (req: FastifyRequest, name: string, script: (directives: string[]) => string, account: string | undefined) => Promise<{ transferJob: unknown }>;
 
 const submitJob: SubmitTransferJob = async (req, name, script, account) => {
   const { user, system } = ctx(req);

@@ -6,7 +6,7 @@
 import type { FormData } from 'undici';
 import type { CallOptions } from '../api';
 import type { TokenSource } from '../auth/tokenSource';
-import type { ClientEvents } from '../client';
+import type { ClientEvents } from '../events';
 import { RateLimitedError, ServerError, UnauthorizedError } from '../errors';
 import { silentLogger, type Logger } from '../logger';
 import { errorFromResponse } from './errorMapping';

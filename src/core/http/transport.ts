@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { Pool, type FormData } from 'undici';
 import { CancelledError, ResponseTooLargeError, TimeoutError, UnavailableError } from '../errors';
-import type { ClientEvents } from '../client';
+import type { ClientEvents } from '../events';
 import type { Logger } from '../logger';
 import { redact } from './redact';
 
