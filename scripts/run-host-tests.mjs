@@ -6,7 +6,7 @@
 // Options: --grep <text> (mocha grep), --timeout <s> (whole run, default 600), --verbose,
 // --api v1|v2 (the API generation the suites connect with; default FIRECREST_API_VERSION, else v2:
 // against the local gateway v1 means its `/v1` base URL), --files <a,b> (only the test files whose
-// name contains one of these, e.g. `fs,jobs`).
+// name contains one of these, e.g. `fs,jobs`), --compat upstream (the gateway in its upstream compat mode).
 import { spawnSync } from 'node:child_process';
 import { ensureTestHost, formatAutomationLog, isNoise, launchBrowser, onSignals, repoRoot, startCodeServer, workbenchUrl } from './lib/code-server.mjs';
 import { buildHostSuite } from './lib/build-host-suite.mjs';
@@ -40,10 +40,12 @@ try {
     env = { FIRECREST_API_VERSION: api };
     console.log(`[host] using the deployment at ${process.env.FIRECREST_URL} (FIRECREST_URL is set), API ${api}`);
   } else {
-    const gw = await startGateway({ scheduler: process.env.GATEWAY_SCHEDULER || 'auto' });
+    // --compat upstream: the gateway behaves as the upstream servers were observed to (README).
+    const compat = opt('--compat');
+    const gw = await startGateway({ scheduler: process.env.GATEWAY_SCHEDULER || 'auto', extraArgs: compat ? ['--compat', compat] : [] });
     cleanups.push(gw.stop);
     env = envFor(gw.info, gw.line, api.includes('1') ? 'v1' : 'v2');
-    console.log(`[host] local gateway up: ${env.FIRECREST_URL} (API ${env.FIRECREST_API_VERSION}, scheduler ${gw.info.scheduler ?? '?'})`);
+    console.log(`[host] local gateway up: ${env.FIRECREST_URL} (API ${env.FIRECREST_API_VERSION}, scheduler ${gw.info.scheduler ?? '?'}${compat ? `, compat ${compat}` : ''})`);
   }
   if (opt('--grep')) env.MOCHA_GREP = opt('--grep');
   if (opt('--files')) env.FIRECREST_HOST_FILES = opt('--files');

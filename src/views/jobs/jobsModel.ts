@@ -41,6 +41,9 @@ export interface JobsModelOptions {
   hiddenPendingMs?: number;
 }
 
+/** How long a job found ended by id stays in the tree while listings do not show it. */
+const ENDED_KEEP_MS = 15 * 60_000;
+
 export class JobsModel implements vscode.Disposable {
   private data: ProfileJobs[] = [];
   private readonly byKey = new Map<string, Job>();
@@ -48,6 +51,8 @@ export class JobsModel implements vscode.Disposable {
   private readonly watching = new Map<string, JobRef>();
   /** Keys of the jobs this window submitted or was asked to watch (announced even with the view hidden). */
   private readonly ownWatch = new Set<string>();
+  /** Jobs found ended by id that the listing did not show (yet): kept in the tree for a while. */
+  private readonly endedById = new Map<string, { ref: JobRef; job: Job; at: number }>();
   private readonly ownUser = new Map<string, string>();
   private readonly _onDidChange = new vscode.EventEmitter<void>();
   private readonly _onDidFinish = new vscode.EventEmitter<{ ref: JobRef; job: Job }>();
@@ -107,6 +112,7 @@ export class JobsModel implements vscode.Disposable {
         if (job.isFinal) {
           this.watching.delete(key);
           this.ownWatch.delete(key);
+          this.endedById.set(key, { ref, job, at: Date.now() });
           this._onDidFinish.fire({ ref: { ...ref, job }, job });
         } else if (job.stateClass === 'running') {
           const left = job.timeLimitSeconds !== undefined && job.elapsedSeconds !== undefined ? job.timeLimitSeconds - job.elapsedSeconds : undefined;
@@ -163,7 +169,8 @@ export class JobsModel implements vscode.Disposable {
   }
 
   /** Installs a listing directly (the benchmark and `load`). */
-  replace(next: ProfileJobs[]): void {
+  replace(listing: ProfileJobs[]): void {
+    const next = this.withEnded(listing);
     const finished: { ref: JobRef; job: Job }[] = [];
     this.byKey.clear();
     for (const p of next) {
@@ -194,16 +201,38 @@ export class JobsModel implements vscode.Disposable {
   /** Watched jobs missing from the listing (ended beyond its window, or filtered out): ask for them one by one. */
   private async checkVanished(signal: AbortSignal): Promise<void> {
     const missing = [...this.watching.entries()].filter(([k]) => !this.byKey.has(k));
+    const ended: string[] = [];
     for (const [key, ref] of missing) {
       if (!this.data.some((p) => p.profile === ref.profile && p.systems.some((s) => s.system === ref.system && !s.error))) continue;
       try {
         const client = await this.connections.client(ref.profile);
         const job = await client.job(ref.system, ref.jobId, { signal });
-        if (job.isFinal && this.watching.delete(key)) this._onDidFinish.fire({ ref: { ...ref, job }, job });
+        if (job.isFinal && this.watching.delete(key)) {
+          ended.push(key);
+          this.endedById.set(key, { ref, job, at: Date.now() });
+          this._onDidFinish.fire({ ref: { ...ref, job }, job });
+        }
       } catch {
         // Not found (yet or any more): a fresh submission may take a moment to show; try next time.
       }
     }
+    // Shown at once among the finished jobs, not only when a later listing has it: time-window
+    // listings miss a job for a few seconds after it ends, and nothing may be left to poll for.
+    if (ended.length) this.replace(this.data);
+  }
+
+  /** Jobs known to have ended (by id) that a listing does not show yet: added to it for a while. */
+  private withEnded(next: ProfileJobs[]): ProfileJobs[] {
+    const now = Date.now();
+    for (const [key, e] of this.endedById) {
+      const s = next.find((p) => p.profile === e.ref.profile)?.systems.find((x) => x.system === e.ref.system);
+      if (now - e.at > ENDED_KEEP_MS || s?.jobs?.some((j) => j.id === e.job.id)) {
+        this.endedById.delete(key);
+        continue;
+      }
+      if (s && !s.error && this.applyFilter([e.job]).length) Object.assign(s, this.withGroups({ ...s, jobs: [...(s.jobs ?? []), e.job] }));
+    }
+    return next;
   }
 
   private withGroups(s: SystemJobs): SystemJobs {
