@@ -116,10 +116,13 @@ export class JobsModel implements vscode.Disposable {
           this._onDidFinish.fire({ ref: { ...ref, job }, job });
         } else if (job.stateClass === 'running') {
           const left = job.timeLimitSeconds !== undefined && job.elapsedSeconds !== undefined ? job.timeLimitSeconds - job.elapsedSeconds : undefined;
-          soonest(left !== undefined && left < 120 ? Math.max(2_000, left * 500) : (this.opts.hiddenRunningMs ?? 15_000));
+          // Every 15 s; in its last half minute, sooner (it ends at its limit at the latest).
+          const normal = this.opts.hiddenRunningMs ?? 15_000;
+          soonest(left !== undefined && left * 1000 < 2 * normal ? Math.max(2_000, Math.min(normal, left * 500)) : normal);
         } else {
           // A fresh submission usually starts soon; one that has waited a while waits on.
-          const waited = job.submitTime !== undefined ? Date.now() / 1000 - job.submitTime : 0;
+          // (A submit time of 0 is one the server did not report.)
+          const waited = job.submitTime ? Date.now() / 1000 - job.submitTime : 0;
           soonest(waited < 120 ? 5_000 : (this.opts.hiddenPendingMs ?? 60_000));
         }
       } catch {

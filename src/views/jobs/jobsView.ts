@@ -32,12 +32,14 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
   private loading = false;
   private hiddenTimer: NodeJS.Timeout | undefined;
   private hiddenDue = 0;
+  private readonly log: ReturnType<ExtensionServices['log']['withTag']>;
   /** profile/system/jobId of the jobs cancelled from this window. */
   private readonly userCancelled = new Set<string>();
   private hiddenAbort: AbortController | undefined;
 
   constructor(services: ExtensionServices) {
     const log = services.log.withTag('jobs');
+    this.log = log;
     this.model = new JobsModel(services.connections);
     this.provider = new JobsProvider(this.model);
     this.view = vscode.window.createTreeView('firecrest.jobs', { treeDataProvider: this.provider, canSelectMany: true, showCollapseAll: true });
@@ -118,8 +120,14 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
       const ctl = new AbortController();
       this.hiddenAbort = ctl;
       this.model.pollOwn(ctl.signal).then(
-        (next) => { if (next !== undefined && !ctl.signal.aborted) this.watchHidden(next); },
-        () => { if (!ctl.signal.aborted) this.watchHidden(HIDDEN_RETRY_MS); },
+        (next) => {
+          this.log.debug(`hidden view: looked at the jobs this window submitted; next look ${next === undefined ? 'none (nothing to watch)' : `in ${next} ms`}`);
+          if (next !== undefined && !ctl.signal.aborted) this.watchHidden(next);
+        },
+        (e: unknown) => {
+          this.log.debug(`hidden view: looking at the submitted jobs failed (${e instanceof Error ? e.message : String(e)}); again in ${HIDDEN_RETRY_MS} ms`);
+          if (!ctl.signal.aborted) this.watchHidden(HIDDEN_RETRY_MS);
+        },
       ).finally(() => { if (this.hiddenAbort === ctl) this.hiddenAbort = undefined; });
     }, delayMs);
   }
