@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 const features = ['fs', 'views', 'commands', 'webviews', 'sbatch'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test-results/**', '**/*.mjs', '**/*.js', 'webview-ui/**/*.d.ts'] },
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test-results/**', '**/*.mjs', '**/*.cjs', '**/*.js', 'webview-ui/**/*.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -9,10 +9,11 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:f
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { atMost, emitJson } from './report.cjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 process.chdir(root);
-const runs = Number(process.argv[2] ?? 5);
+const runs = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 5);
 const isBundle = (f) => /^extension(-[\w-]+)?\.js$/.test(f);
 const kb = (bytes) => bytes / 1024;
 
@@ -70,7 +71,13 @@ if (!atActivation) throw new Error('no BUNDLES line in the host runs');
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
 const med = (name, key) => median(samples[name].map((s) => (key === 'total' ? s.load + s.host : s[key])));
 const activationKb = kb(atActivation.reduce((sum, f) => sum + (split.sizes[f] ?? NaN), 0));
-const row = (name, value, unit, target = '') =>
+/** What the table shows, for the JSON line (`--json`). */
+const figures = {};
+const row = (name, value, unit, target = '') => {
+  figures[name] = target ? { ...atMost(Number(value.toFixed(3)), Number(target), unit) } : { value: Number(value.toFixed(3)), unit };
+  return tableRow(name, value, unit, target);
+};
+const tableRow = (name, value, unit, target = '') =>
   `| ${name.padEnd(58)} | ${value.toFixed(unit === 'KB' ? 0 : unit === 'x' ? 2 : 1).padStart(7)} ${unit.padEnd(2)} | ${target.padStart(6)} | ${target ? (value <= Number(target) ? 'ok  ' : 'OVER') : '    '} |`;
 console.log(`load average at start: ${load.map((l) => l.toFixed(1)).join(' ')} (1/5/15 min), runs: ${runs} per variant`);
 console.log('| measure (production build)                                 |   value    | target | ok?  |');
@@ -89,3 +96,4 @@ console.log(row(`baseline, one bundle: code load, median`, med('single', 'load')
 console.log(row(`baseline, one bundle: load + activate, median`, med('single', 'total'), 'ms'));
 console.log(row(`ratio split / one bundle: code load`, med('split', 'load') / med('single', 'load'), 'x'));
 console.log(row(`ratio split / one bundle: load + activate`, med('split', 'total') / med('single', 'total'), 'x'));
+emitJson('activation', figures);

@@ -23,6 +23,7 @@ import { ChangePoller } from '../src/fs/changePoller';
 import { RemoteFileSystem } from '../src/fs/remoteFileSystem';
 import { target } from '../test/support/target';
 import { tarGz, type TarEntry } from './fs-tar';
+import { emitTable } from './report.cjs';
 
 const t = target();
 const gw = t.gateway;
@@ -272,6 +273,7 @@ async function main(): Promise<void> {
   console.log(line(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
   for (const r of rows) console.log(line(r));
+  emitTable('fs', head, rows, (r) => (/^\d+$/.test(String(r[2])) ? { target: `<= ${r[2]} requests`, met: Number(r[1]) <= Number(r[2]) } : {}));
 }
 
 main().catch((e: unknown) => {

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { target } from '../test/support/target';
+import { emitTable } from './report.cjs';
 
 const run = promisify(execFile);
 const t = target();
@@ -122,6 +123,7 @@ async function main(): Promise<void> {
   console.log(line(head));
   console.log(`|${width.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const r of rows) console.log(line(r));
+  emitTable('gateway', head, rows);
 }
 
 main().catch((e: unknown) => {

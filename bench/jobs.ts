@@ -20,6 +20,7 @@ import { JobsProvider } from '../src/views/jobs/jobsProvider';
 import type { JobsNode } from '../src/views/jobs/jobsNodes';
 import { OutputStreamer } from '../src/commands/jobs/outputStreamer';
 import { target } from '../test/support/target';
+import { emitTable } from './report.cjs';
 
 const parts = (process.env.BENCH_PARTS ?? '1,2,3').split(',');
 const rows: [string, string, string, string][] = [];
@@ -175,6 +176,7 @@ async function main(): Promise<void> {
   console.log('| measure | value | detail | result |');
   console.log('|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+  emitTable('jobs', ['measure', 'value', 'detail', 'result'], rows, (r) => (r[3] ? { target: String(r[2]), met: r[3] === 'PASS' } : {}));
   if (rows.some((r) => r[3] === 'FAIL' || r[3] === 'MISSING BYTES')) process.exitCode = 1;
 }
 

@@ -7,9 +7,10 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { atMost, emitJson } from './report.cjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const child = spawn(process.execPath, [join(root, 'scripts/run-host-tests.mjs'), '--grep', 'typing 100 characters', ...process.argv.slice(2)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [join(root, 'scripts/run-host-tests.mjs'), '--grep', 'typing 100 characters', ...process.argv.slice(2).filter((a) => a !== '--json')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
 let out = '';
 child.stdout.on('data', (b) => { out += b; });
 const code = await new Promise((resolve) => child.on('close', resolve));
@@ -24,4 +25,10 @@ console.log('| scenario | characters typed | time (ms) | cache refreshes | live-
 console.log('|---|---:|---:|---:|---:|');
 console.log(`| type into an #SBATCH script, empty cache | ${chars} | ${ms} | ${refreshes} | ${requests} |`);
 console.log(code === 0 ? 'within budget: at most one refresh per cache period' : 'OVER BUDGET (see the host test output)');
+emitJson('sbatch', {
+  'cache refreshes while typing': atMost(Number(refreshes), 1),
+  'live-data requests while typing': atMost(Number(requests), 3),
+  'characters typed': { value: Number(chars) },
+  'time (ms)': { value: Number(ms), unit: 'ms' },
+});
 process.exit(code);

@@ -21,6 +21,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type Progress } from '../src/core/index';
 import { target } from '../test/support/target';
+import { emitTable } from './report.cjs';
 
 const t = target();
 const MiB = 1024 * 1024;
@@ -244,6 +245,12 @@ async function main(): Promise<void> {
     const line = (r: string[]): string => r.map((v, i) => v.padStart(widths[i])).join('  ');
     console.log(line(head));
     for (const r of rows) console.log(line(r));
+    // Issue 22's targets: upload >= 1.0x curl, download >= 1.1x, peak RSS growth < 150 MiB.
+    emitTable('transfer', head, rows, (r) => {
+      const ratio = Number.parseFloat(String(r[3]));
+      const min = r[0] === 'upload' ? 1.0 : 1.1;
+      return { target: `client/curl >= ${min}, RSS growth < 150 MiB`, met: ratio >= min && Number(r[8]) < 150 };
+    });
     console.log('\n"client total" adds the transfer job and the server-side SHA-256 to the S3 phase. CPU: over the S3 phase (the client\'s download CPU includes its SHA-256 worker; curl hashes nothing). Targets: client/curl >= 0.9, RSS growth < 150 MiB.');
   } finally {
     rmSync(local, { recursive: true, force: true });
