@@ -24,7 +24,7 @@ const FINAL = /^(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_OF_MEMORY|NODE_FAIL|PREE
 
 type Kind = 'direct' | 'staged' | 'mv' | 'cp' | 'save';
 const KINDS: Kind[] = ['direct', 'staged', 'mv', 'cp', 'save'];
-const SIZES: Record<Kind, number> = { direct: 4 * MiB, staged: 12 * MiB, mv: 6 * MiB, cp: 24 * MiB, save: 3 * MiB };
+const SIZES: Record<Kind, number> = { direct: 3 * MiB, staged: 8 * MiB, mv: 2 * MiB, cp: 16 * MiB, save: 1 * MiB };
 
 void describe('crash safety: SIGKILL while files are written', { skip: gatewayOnly() }, () => {
   let gw: OwnGateway;
