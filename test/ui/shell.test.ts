@@ -76,7 +76,7 @@ describe('Add Connection, step by step', () => {
 });
 
 describe('Sign Out and Sign In from the palette', () => {
-  it('signs out (status bar says so), then signs in again with the secret typed into a password box', async function () {
+  it('signs out (status bar says so) and in again without a question; after Remove Credentials, with the secret typed into a password box', async function () {
     if (!process.env.FIRECREST_CLIENT_SECRET) return this.skip();
     const page = await openWorkbench();
     const item = statusBarItem(page);
@@ -86,7 +86,17 @@ describe('Sign Out and Sign In from the palette', () => {
     await item.filter({ hasText: 'signed out' }).waitFor({ timeout: 15_000 });
     await openViewContainer(page, 'FirecREST');
     await screenshot(page, 'shell-signed-out');
+    // Sign Out kept the credentials: Sign In asks for nothing.
     await runCommand(page, 'FirecREST: Sign In');
+    await pickIfAsked(page, PROFILE);
+    await item.locator('.codicon-server-environment').waitFor({ timeout: 30_000 });
+    // Remove Credentials (confirmed in a dialog) forgets the secret: Sign In asks for it.
+    await runCommand(page, 'FirecREST: Remove Credentials…');
+    await pickIfAsked(page, PROFILE);
+    await page.locator('.monaco-dialog-box').getByRole('button', { name: 'Remove Credentials' }).click();
+    await item.filter({ hasText: 'signed out' }).waitFor({ timeout: 15_000 });
+    await runCommand(page, 'FirecREST: Sign In');
+    await pickIfAsked(page, PROFILE);
     const secret = page.locator('.quick-input-widget input[type="password"]');
     await secret.waitFor();
     await secret.fill(process.env.FIRECREST_CLIENT_SECRET);
