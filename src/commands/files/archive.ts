@@ -67,6 +67,9 @@ export function registerArchiveCommands(connections: ConnectionService, log: Log
       });
       if (dir === undefined) return;
       const dirRef = r.ref.with({ path: dir.trim() });
+      // "Extract into <folder>" means that folder: one that does not exist yet is made (tar would
+      // only say "Cannot open: No such file or directory").
+      await r.client.mkdir(dirRef.system, dirRef.path, { parents: true });
       const run = async (): Promise<void> => {
         await withTransferProgress(events, { kind: 'extract', remote: r.ref.toString(), destination: dirRef.toString(), title: vscode.l10n.t('Extracting {0}…', r.ref.basename), retry: run }, ({ signal, onProgress }) =>
           r.client.extract(r.ref.system, r.ref.path, dirRef.path, { compression: kind.compression, signal, onProgress }));
