@@ -18,6 +18,14 @@ export function validateMode(mode: string): string | undefined {
 
 const NAME = /^[A-Za-z0-9_.][A-Za-z0-9_.-]*\$?$/;
 
+/** `st_mode` as `rw-r--r--` and `644` (with the special bits where set: `4755`). */
+export function modeText(stMode: number): { symbolic: string; octal: string } {
+  const bits = stMode & 0o7777;
+  const rwx = (n: number, special: boolean, s: string): string => `${n & 4 ? 'r' : '-'}${n & 2 ? 'w' : '-'}${special ? (n & 1 ? s : s.toUpperCase()) : n & 1 ? 'x' : '-'}`;
+  const symbolic = rwx((bits >> 6) & 7, !!(bits & 0o4000), 's') + rwx((bits >> 3) & 7, !!(bits & 0o2000), 's') + rwx(bits & 7, !!(bits & 0o1000), 't');
+  return { symbolic, octal: (bits > 0o777 ? bits.toString(8).padStart(4, '0') : bits.toString(8).padStart(3, '0')) };
+}
+
 /** The second argument other features may pass (the Explorer passes the selection array there). */
 function option(arg: unknown, name: string): string | undefined {
   if (!arg || typeof arg !== 'object' || Array.isArray(arg)) return undefined;
@@ -33,14 +41,23 @@ export function registerAttributeCommands(connections: ConnectionService, log: L
       const given = option(opts, 'mode');
       const invalid = given === undefined ? undefined : validateMode(given);
       if (invalid) throw new Error(`${given}: ${invalid}`);
+      // The box starts from the current mode, shown both ways (rw-r--r-- 644).
+      const current = given === undefined ? await r.client.stat(r.ref.system, r.ref.path).then((s) => modeText(s.mode), () => undefined) : undefined;
       const mode = given ?? await vscode.window.showInputBox({
         title: vscode.l10n.t('Change Permissions of {0}', r.ref.basename || r.ref.path),
+        prompt: current ? vscode.l10n.t('Now {0}. An octal mode such as 755, or a symbolic one such as u+x or go-w', `${current.symbolic} ${current.octal}`) : undefined,
+        value: current?.octal,
         placeHolder: '755, 0644, u+x, go-w',
         validateInput: validateMode,
       });
       if (mode === undefined) return;
       await r.client.chmod(r.ref.system, r.ref.path, mode.trim());
       hooks.refresh(r.uri);
+      if (given === undefined) {
+        const after = await r.client.stat(r.ref.system, r.ref.path).then((s) => modeText(s.mode), () => undefined);
+        const now = after ? `${after.symbolic} ${after.octal}` : mode.trim();
+        void vscode.window.showInformationMessage(vscode.l10n.t('Permissions of {0}: {1}', r.ref.basename || r.ref.path, now));
+      }
     }),
     registerCommand('firecrest.files.chown', log, async (arg) => {
       const r = await resolveResource(connections, arg, vscode.l10n.t('File or folder whose owner to change'));
