@@ -118,6 +118,22 @@ function when(epoch?: number): string | undefined {
 }
 
 /** Every field of the record as a Markdown table (the row tooltip and the details document). */
+/**
+ * The job's tooltip: a few lines that fit beside the tree (state, where it runs, its times);
+ * everything else is in Show Job Details.
+ */
+export function jobTooltip(job: Job, system: string, nowSeconds = Date.now() / 1000): string {
+  const where = [job.partition && `partition ${job.partition}`, job.nodes && `on ${job.nodes}`, job.account && `account ${job.account}`].filter(Boolean).join(', ');
+  const lines = [
+    `**${escapeCell(job.id)} ${escapeCell(job.name)}** on ${escapeCell(system)}`,
+    `${escapeCell(job.state)}: ${escapeCell(describeJob(job, nowSeconds))}`,
+    where && escapeCell(where),
+    job.workingDirectory && `in \`${job.workingDirectory.replace(/`/g, "'")}\``,
+    '*Show Job Details* for everything.',
+  ].filter(Boolean);
+  return lines.join('  \n');
+}
+
 export function jobMarkdownTable(job: Job, system: string): string {
   const rows: [string, string | number | undefined][] = [
     ['Job', job.id],

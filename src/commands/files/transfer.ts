@@ -106,7 +106,7 @@ export function registerTransferCommands(deps: TransferCommandDeps): vscode.Disp
         total += res.bytes;
         log.info(`Downloaded ${remote.toString()} (${res.route}, ${res.bytes} bytes, SHA-256 ${res.verified ? 'verified' : `not verified: ${res.note ?? ''}`})`);
       }
-      void vscode.window.showInformationMessage(vscode.l10n.t('Downloaded {0} file(s) ({1}) to {2}', files.length, size(total), local.fsPath));
+      void vscode.window.showInformationMessage((files.length === 1 ? vscode.l10n.t('Downloaded 1 file ({0}) to {1}', size(total), local.fsPath) : vscode.l10n.t('Downloaded {0} files ({1}) to {2}', files.length, size(total), local.fsPath)));
       return { files: files.length, bytes: total };
     }),
     registerCommand('firecrest.files.upload', log, async (arg, second): Promise<TransferSummary | undefined> => {
@@ -162,7 +162,7 @@ export function registerTransferCommands(deps: TransferCommandDeps): vscode.Disp
         hooks.refresh(toVscodeUri(target), true);
       }
       hooks.refresh(toVscodeUri(folder));
-      if (jobs.length > 0) void vscode.window.showInformationMessage(vscode.l10n.t('Uploaded {0} file(s) ({1}) to {2}', jobs.length, size(total), folder.path));
+      if (jobs.length > 0) void vscode.window.showInformationMessage((jobs.length === 1 ? vscode.l10n.t('Uploaded 1 file ({0}) to {1}', size(total), folder.path) : vscode.l10n.t('Uploaded {0} files ({1}) to {2}', jobs.length, size(total), folder.path)));
       return { files: done, bytes: total };
     }),
     registerResumeUpload(deps),

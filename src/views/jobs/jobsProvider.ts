@@ -3,7 +3,7 @@
  * Children come straight from the model's pre-grouped arrays; nothing is fetched here.
  */
 import * as vscode from 'vscode';
-import { groupOf, jobMarkdownTable } from '../../common/jobFormat';
+import { groupOf, jobTooltip } from '../../common/jobFormat';
 import type { Job } from '../../core/model';
 import type { JobsModel, ProfileJobs, SystemJobs } from './jobsModel';
 import { toTreeItem, type JobsNode } from './jobsNodes';
@@ -23,7 +23,7 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
 
   resolveTreeItem(item: vscode.TreeItem, n: JobsNode): vscode.TreeItem {
     if (n.kind === 'job') {
-      const md = new vscode.MarkdownString(jobMarkdownTable(n.job, n.system));
+      const md = new vscode.MarkdownString(jobTooltip(n.job, n.system));
       md.supportHtml = false;
       item.tooltip = md;
     }
