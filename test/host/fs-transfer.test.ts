@@ -82,6 +82,19 @@ describe('Upload from Local… / Download to Local… (folders, resume)', functi
     assert.deepEqual(readdirSync(join(into, 'mixed', 'sub')).filter((n) => n.endsWith('.f7t-part')), [], 'no temporary file is left');
   });
 
+  it('refuses a large upload into a folder the user cannot write before sending any of it, and offers no Resume', async function () {
+    const stats = statsOf(t.gateway);
+    if (!stats || gatewayOnly()) this.skip();
+    const file = join(local, 'denied.bin');
+    writeFileSync(file, randomBytes(limit + 2 * MiB));
+    const rootOwned = FirecrestUri.from({ system: base.system, path: '/usr', profile: base.profile });
+    await stats.reset();
+    const r = await vscode.commands.executeCommand<Summary | undefined>('firecrest.files.upload', uri(rootOwned), { localPaths: [file], replace: true });
+    assert.equal(r, undefined, 'the upload failed');
+    assert.equal(await stats.count(/^PUT \/s3\//), 0, 'no part of the file was sent');
+    assert.equal(await stats.count(/transfer\/upload|xfer-external\/upload/), 0, 'no staged upload was even opened');
+  });
+
   it('resumes an upload broken by dropped part PUTs, sending only the missing parts', async function () {
     const stats = statsOf(t.gateway);
     if (!stats || gatewayOnly()) this.skip();

@@ -5,7 +5,9 @@
  */
 import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../core/client';
-import { isCancellation } from '../../core/errors';
+import { randomBytes } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { isCancellation, PermissionDeniedError } from '../../core/errors';
 import type { TransferResult } from '../../core/transfer/stagedTransfers';
 import { isRetryable } from '../../core/transfer/transferDeps';
 import type { FirecrestUri } from '../../core/uri';
@@ -59,6 +61,9 @@ export async function uploadOne(deps: UploadDeps, client: FirecrestClient, local
         saving = saving.then(() => resume?.save(target.profile, local, s)).catch((e: unknown) => log.warn(`Keeping the upload state of ${local} failed: ${e instanceof Error ? e.message : String(e)}`));
       },
     }));
+  // A large file is staged and moved into place by a job at the end: a folder the user cannot
+  // write is found out first, before the whole file is sent for nothing.
+  if (!saved) await checkWritable(client, local, target);
   try {
     let result: TransferResult;
     let resumedParts = saved?.done.length ?? 0;
@@ -87,6 +92,11 @@ export async function uploadOne(deps: UploadDeps, client: FirecrestClient, local
       throw e;
     }
     await saving;
+    // Permission or space on the cluster: sending the parts again would fail again. No Resume.
+    if (isFinalFailure(e)) {
+      await forget();
+      throw e;
+    }
     // Failed with parts kept (and not yet completed): resumable while the URLs are valid.
     if (resume && last && last.done > 0) {
       const why = e instanceof Error ? e.message : String(e);
@@ -94,6 +104,29 @@ export async function uploadOne(deps: UploadDeps, client: FirecrestClient, local
     }
     throw e;
   }
+}
+
+/** A refusal of the cluster that a retry cannot change: permissions, quota, a full or read-only file system. */
+export function isFinalFailure(e: unknown): boolean {
+  if (e instanceof PermissionDeniedError) return true;
+  const text = e instanceof Error ? e.message : String(e);
+  return /Permission denied|Disk quota exceeded|No space left on device|Read-only file system|quota/i.test(text);
+}
+
+/** Above the direct limit: a one-byte probe next to the target (then removed) must be writable. */
+async function checkWritable(client: FirecrestClient, local: string, target: FirecrestUri): Promise<void> {
+  const size = (await stat(local)).size;
+  const limit = (await client.systems()).find((s) => s.name === target.system)?.maxDirectTransferSize ?? 0;
+  if (size <= limit || limit <= 0) return;
+  const dir = target.dirname.path;
+  const probe = `.f7t-write-check-${randomBytes(4).toString('hex')}`;
+  try {
+    await client.uploadSmall(target.system, dir, probe, new Uint8Array([0x0a]));
+  } catch (e) {
+    if (isFinalFailure(e)) throw new PermissionDeniedError(vscode.l10n.t('Cannot write into {0} on {1}: nothing of {2} was sent. ({3})', dir, target.system, target.basename, e instanceof Error ? e.message : String(e)), { cause: e });
+    return; // any other trouble: the upload itself will say
+  }
+  await client.remove(target.system, `${dir === '/' ? '' : dir}/${probe}`).catch(() => undefined);
 }
 
 /** Shows an interrupted upload with Resume (runs the resume command for it) and Show Log. */
