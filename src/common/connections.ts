@@ -301,11 +301,24 @@ export class Connections extends Disposable implements ConnectionService {
 
   private events(name: string): ClientEvents {
     const log = this.log.withTag(`http:${name}`);
+    // The status bar follows the server's answers: a request tried again because the server did
+    // not answer turns a connected profile into "reconnecting…", the next answer back into "connected".
+    const answered = (yes: boolean): void => {
+      const entry = this.entries.get(name);
+      if (!entry) return;
+      if (!yes && entry.state === 'connected') this.setState(entry, 'reconnecting');
+      else if (yes && entry.state === 'reconnecting') this.setState(entry, 'connected');
+    };
     return {
-      onRequest: (e) =>
-        log.debug(`${e.method} ${e.route} -> ${e.status ?? 'no answer'} in ${Math.round(e.durationMs)} ms${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`),
-      onRetryWait: (e) =>
-        log.info(`${e.route}: ${e.reason === 'rate-limit' ? 'rate limited' : 'transient failure'}, retrying in ${Math.round(e.waitMs / 1000)} s (${e.attempt}/${e.maxAttempts})`),
+      onRequest: (e) => {
+        log.debug(`${e.method} ${e.route} -> ${e.status ?? 'no answer'} in ${Math.round(e.durationMs)} ms${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`);
+        // (No answer may also be a cancel: only a retry of a failed request says "reconnecting".)
+        if (e.status !== undefined) answered(true);
+      },
+      onRetryWait: (e) => {
+        log.info(`${e.route}: ${e.reason === 'rate-limit' ? 'rate limited' : 'transient failure'}, retrying in ${Math.round(e.waitMs / 1000)} s (${e.attempt}/${e.maxAttempts})`);
+        if (e.reason === 'transient') answered(false);
+      },
       onToken: (e) => log.debug(`new access token${e.expiresInSeconds ? ` (valid ${e.expiresInSeconds} s)` : ''}`),
     };
   }

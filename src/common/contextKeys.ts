@@ -39,11 +39,12 @@ export class ConnectionContextKeys extends Disposable {
     const seq = ++this.seq;
     const all = this.connections.connections();
     // Only connected profiles: their client exists, so asking for it costs no request.
-    const clients = await Promise.all(all.filter((c) => c.state === 'connected').map((c) => this.connections.client(c.profile.name).catch(() => undefined)));
+    const live = (s: string): boolean => s === 'connected' || s === 'reconnecting';
+    const clients = await Promise.all(all.filter((c) => live(c.state)).map((c) => this.connections.client(c.profile.name).catch(() => undefined)));
     const values = {
       [ContextKeys.hasConnections]: all.length > 0,
       [ContextKeys.signedIn]: all.some((c) => c.state !== 'signed-out'),
-      [ContextKeys.connected]: all.some((c) => c.state === 'connected'),
+      [ContextKeys.connected]: all.some((c) => live(c.state)),
       [ContextKeys.multiProfile]: all.length > 1,
       [ContextKeys.v1Connected]: clients.some((c) => c?.apiVersion === 'v1' && (c.capabilities.tasks || c.capabilities.reservationsManagement)),
       [ContextKeys.attachAvailable]: clients.some((c) => c?.capabilities.attach === true),

@@ -6,7 +6,8 @@ import type * as vscode from 'vscode';
 import type { FirecrestClient } from '../core/client';
 import type { ConnectionProfile, System } from '../core/model';
 
-export type ConnectionState = 'signed-out' | 'connecting' | 'connected' | 'error';
+/** `reconnecting`: connected, but the server stopped answering; requests are being tried again. */
+export type ConnectionState = 'signed-out' | 'connecting' | 'connected' | 'reconnecting' | 'error';
 
 export interface ConnectionInfo {
   profile: ConnectionProfile;

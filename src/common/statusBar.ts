@@ -53,6 +53,8 @@ function describe(info: ConnectionInfo): { text: string; tooltip: string; error:
       const version = info.serverVersion ? ` (${info.serverVersion})` : '';
       return { text: `$(server-environment) FirecREST: ${name}${version}`, tooltip: vscode.l10n.t('Connected to {0} ({1}){2}. Click to show the log.', name, where, version), error: false };
     }
+    case 'reconnecting':
+      return { text: `$(sync~spin) FirecREST: ${name} (reconnecting…)`, tooltip: vscode.l10n.t('{0} ({1}) does not answer; trying again. Views refresh by themselves once it is back.', name, where), error: false };
     case 'error':
       return { text: `$(error) FirecREST: ${name}`, tooltip: vscode.l10n.t('{0}: {1}. Click to show the log.', name, info.error ?? 'connection failed'), error: true };
   }

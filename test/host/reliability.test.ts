@@ -131,14 +131,26 @@ describe('Reliability: token expiry and gateway restart', function () {
         const s = await jobsTree();
         return under(s, PROFILE).length > 0 && errorsUnder(s, PROFILE).length === 0;
       }, 60_000);
+      const api = await extensionApi();
+      const state = (): string | undefined => api.connections.connections().find((c) => c.profile.name === PROFILE)?.state;
+      const systemsTree = async () => await vscode.commands.executeCommand<JobsSnap>('firecrest.test.systemsTree');
       await gw.kill();
       await vscode.commands.executeCommand('firecrest.jobs.refresh');
+      await vscode.commands.executeCommand('firecrest.systems.refresh');
       const shown = await waitFor('an error node while the gateway is down', async () => errorsUnder(await jobsTree(), PROFILE)[0], 60_000);
       assert.match(`${shown.description ?? ''} ${shown.tooltip ?? ''}`, /Cannot reach|unavailable|ECONNREFUSED/i);
+      // The status bar's connection says so: requests are being tried again.
+      await waitFor('the connection reconnecting', async () => state() === 'reconnecting', 60_000);
+      await waitFor('an error node in the Systems view', async () => errorsUnder(await systemsTree(), PROFILE)[0], 60_000);
       await gw.start();
-      // No command from here on: the view must come back on its own.
+      // No command from here on: the views and the status bar must come back on their own.
       await waitFor('the Jobs view to recover by itself', async () => {
         const s = await jobsTree();
+        return under(s, PROFILE).length > 0 && errorsUnder(s, PROFILE).length === 0;
+      }, 90_000);
+      await waitFor('the connection connected again', async () => state() === 'connected', 60_000);
+      await waitFor('the Systems view to recover by itself', async () => {
+        const s = await systemsTree();
         return under(s, PROFILE).length > 0 && errorsUnder(s, PROFILE).length === 0;
       }, 90_000);
     });

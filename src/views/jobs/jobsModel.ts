@@ -4,13 +4,14 @@
  * It also remembers which of the user's jobs were seen active, to say when one finishes.
  */
 import * as vscode from 'vscode';
-import { RateLimitedError, ServerError, TimeoutError, UnauthorizedError, UnavailableError } from '../../core/errors';
+import { RateLimitedError } from '../../core/errors';
 import type { Job } from '../../core/model';
 import { jobKey, type JobRef } from '../../common/jobRef';
 import type { RefreshRun } from '../../common/refreshScheduler';
 import type { ConnectionService } from '../../common/services';
 import type { JobsFilter } from '../../common/viewControls';
 import { groupOf, isTransferJob, type JobGroup } from '../../common/jobFormat';
+import { isPassing } from '../../common/failureKinds';
 
 export interface SystemJobs {
   profile: string;
@@ -281,12 +282,3 @@ export class JobsModel implements vscode.Disposable {
   }
 }
 
-/** A failure that may be gone on the next try (not a refusal of the request or of the user). */
-function isPassing(e: unknown): boolean {
-  return e instanceof UnavailableError || e instanceof TimeoutError || (e instanceof ServerError && [502, 503, 504].includes(e.status ?? 0));
-}
-
-/** True when the failure asks for a sign-in rather than a retry. */
-export function needsSignIn(e: unknown): boolean {
-  return e instanceof UnauthorizedError;
-}

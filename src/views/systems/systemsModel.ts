@@ -7,6 +7,10 @@ import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../core/client';
 import type { System } from '../../core/model';
 import type { ConnectionService } from '../../common/services';
+import { isPassing } from '../../common/failureKinds';
+
+const HEAL_FIRST_MS = 10_000;
+const HEAL_MAX_MS = 60_000;
 
 type Entry = { promise: Promise<unknown> } & ({ state: 'loading' } | { state: 'done'; value: unknown } | { state: 'failed'; error: unknown });
 
@@ -15,8 +19,42 @@ export class SystemsModel implements vscode.Disposable {
   private readonly _onDidChange = new vscode.EventEmitter<void>();
   readonly onDidChange = this._onDidChange.event;
   private forceSystems = false;
+  private visible = false;
+  private healTimer: NodeJS.Timeout | undefined;
+  private healDelay = HEAL_FIRST_MS;
 
   constructor(readonly connections: ConnectionService) {}
+
+  /**
+   * While the view is visible, answers that failed for a passing reason (the server away, a
+   * time-out) are asked for again by themselves, after 10 s, then 20, 40, at most a minute apart,
+   * so the view recovers without Retry once the server answers.
+   */
+  setVisible(visible: boolean): void {
+    this.visible = visible;
+    if (visible) this.scheduleHeal();
+    else {
+      clearTimeout(this.healTimer);
+      this.healTimer = undefined;
+    }
+  }
+
+  private scheduleHeal(): void {
+    if (!this.visible || this.healTimer) return;
+    if (![...this.cache.values()].some((e) => e.state === 'failed' && isPassing(e.error))) return;
+    this.healTimer = setTimeout(() => {
+      this.healTimer = undefined;
+      let dropped = false;
+      for (const [k, e] of this.cache) {
+        if (e.state === 'failed' && isPassing(e.error)) {
+          this.cache.delete(k);
+          dropped = true;
+        }
+      }
+      this.healDelay = Math.min(HEAL_MAX_MS, this.healDelay * 2);
+      if (dropped) this._onDidChange.fire();
+    }, this.healDelay);
+  }
 
   profiles(): string[] {
     return this.connections.connections().map((c) => c.profile.name);
@@ -55,13 +93,20 @@ export class SystemsModel implements vscode.Disposable {
     const entry: Entry = { promise, state: 'loading' };
     this.cache.set(key, entry);
     promise.then(
-      (value) => Object.assign(entry, { state: 'done', value }),
-      (error: unknown) => Object.assign(entry, { state: 'failed', error }),
+      (value) => {
+        Object.assign(entry, { state: 'done', value });
+        this.healDelay = HEAL_FIRST_MS;
+      },
+      (error: unknown) => {
+        Object.assign(entry, { state: 'failed', error });
+        this.scheduleHeal();
+      },
     );
     return promise;
   }
 
   dispose(): void {
+    clearTimeout(this.healTimer);
     this._onDidChange.dispose();
   }
 }

@@ -1,6 +1,7 @@
 /**
- * The Systems view: no polling at all (status changes slowly and costs scheduler calls); it
- * repaints on connection changes, Refresh and Retry.
+ * The Systems view: no polling (status changes slowly and costs scheduler calls); it repaints on
+ * connection changes, Refresh and Retry, and, while visible, asks again by itself for what failed
+ * because the server was away.
  */
 import * as vscode from 'vscode';
 import type { ExtensionServices } from '../../common/services';
@@ -21,7 +22,12 @@ export class SystemsView implements SystemsViewControl, vscode.Disposable {
     this.model = new SystemsModel(services.connections);
     this.provider = new SystemsProvider(this.model);
     this.view = vscode.window.createTreeView('firecrest.systems', { treeDataProvider: this.provider, showCollapseAll: true });
-    this.disposables = [this.model, this.provider, this.view, onConnectionsChanged(services.connections, () => this.model.refresh())];
+    this.disposables = [
+      this.model, this.provider, this.view,
+      onConnectionsChanged(services.connections, () => this.model.refresh()),
+      this.view.onDidChangeVisibility((e) => this.model.setVisible(e.visible)),
+    ];
+    this.model.setVisible(this.view.visible);
   }
 
   refresh(): void {
