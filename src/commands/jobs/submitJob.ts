@@ -14,6 +14,7 @@ import { FIRECREST_SCHEME, FirecrestUri } from '../../core/uri';
 import { announceSubmitted } from './announceSubmitted';
 import { pickProfile, pickSystem } from './pickers';
 import { askAccount, askPartition, askReservation, askWorkingDirectory, homeDirectory } from './submitPrompts';
+import { explainSbatchRefusal } from '../../common/sbatchRefusals';
 
 export interface SubmitArgs {
   uri?: vscode.Uri | string;
@@ -79,7 +80,11 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
   if (env && Object.keys(env).length) submission.env = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)]));
 
   const jobId = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Submitting ${basename(uri.path)} to ${system}…` }, () =>
-    client.submitJob(system, submission),
+    client.submitJob(system, submission).catch((e: unknown) => {
+      // sbatch's refusals, in a sentence that says what to change (its own text kept after it).
+      if (e instanceof Error) e.message = explainSbatchRefusal(e.message);
+      throw e;
+    }),
   );
   services.log.withTag('jobs').info(`submitted ${basename(uri.path)} to ${system} as job ${jobId}`);
   const ref: JobRef = { profile, system, jobId };
