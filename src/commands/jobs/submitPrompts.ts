@@ -5,8 +5,20 @@
 import * as vscode from 'vscode';
 import type { FirecrestApi } from '../../core/api';
 import type { ExtensionServices } from '../../common/services';
+import type { Reservation } from '../../core/model';
 
 const SCHEDULER_DEFAULT = '(scheduler default)';
+
+/**
+ * Whether `me` may run in `r`: `allowed` or `denied` where the server lists who it is for,
+ * `unknown` where it does not (v2 lists no users or accounts).
+ */
+export function reservationAccess(r: Reservation, me: { user: string; accounts: string[] } | undefined): 'allowed' | 'denied' | 'unknown' {
+  const users = r.users ?? [];
+  const accounts = r.accounts ?? [];
+  if (!me || (users.length === 0 && accounts.length === 0)) return 'unknown';
+  return users.includes(me.user) || accounts.some((a) => me.accounts.includes(a)) ? 'allowed' : 'denied';
+}
 
 /** `<default work dir filesystem>/<user>` when that exists, else the filesystem itself. */
 export async function homeDirectory(services: ExtensionServices, client: FirecrestApi, profile: string, system: string): Promise<string> {
@@ -62,15 +74,24 @@ export async function askPartition(client: FirecrestApi, system: string): Promis
 }
 
 export async function askReservation(client: FirecrestApi, system: string): Promise<string | undefined | null> {
-  let reservations: { name: string; state: string }[] = [];
+  let reservations: Reservation[] = [];
+  let me: { user: string; accounts: string[] } | undefined;
   try {
-    reservations = await client.reservations(system);
+    reservations = (await client.reservations(system)).filter((r) => r.end.getTime() > Date.now());
+    const info = await client.userInfo(system).catch(() => undefined);
+    if (info) me = { user: info.user.name, accounts: (info.accounts ?? []).map((a) => a.name) };
   } catch {
     return undefined;
   }
-  if (reservations.length === 0) return undefined;
+  // Where the server says who a reservation is for, one the user may not use is not offered;
+  // where it does not say, a maintenance window or one with a user list is marked as such.
+  const usable = reservations.filter((r) => reservationAccess(r, me) !== 'denied');
+  if (usable.length === 0) return undefined;
   const none = '(no reservation)';
-  const pick = await vscode.window.showQuickPick([{ label: none, description: '' }, ...reservations.map((r) => ({ label: r.name, description: r.state }))], {
+  const pick = await vscode.window.showQuickPick([{ label: none, description: '' }, ...usable.map((r) => ({
+    label: r.name,
+    description: [r.state, reservationAccess(r, me) === 'unknown' && (r.flags?.some((f) => /MAINT/i.test(f)) ? 'maintenance: probably not for jobs' : 'may be restricted')].filter(Boolean).join(' · '),
+  }))], {
     title: 'Submit Job: reservation',
     placeHolder: 'Run inside a reservation?',
     ignoreFocusOut: true,
