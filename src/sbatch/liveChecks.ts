@@ -69,7 +69,12 @@ export function liveChecks(script: SbatchScript, live: LiveSnapshot, system: str
   const reservationDirective = script.last('reservation');
   checkReservations(reservationDirective, live.reservations, system, now, out);
   checkAccount(script.last('account'), live, system, out);
-  if (time?.valueSpan && seconds !== undefined) checkMaintenance(time.valueSpan, seconds, reservationDirective, live.reservations, now, out);
+  if (time?.valueSpan && seconds !== undefined) {
+    // The fix that ends before maintenance must also fit the partition: never above its maximum.
+    const limits = chosen.map((p) => p.maxTimeSeconds).filter((m): m is number => m !== undefined && Number.isFinite(m));
+    const partitionMax = limits.length === chosen.length && limits.length > 0 ? Math.max(...limits) : undefined;
+    checkMaintenance(time.valueSpan, seconds, reservationDirective, live.reservations, now, out, partitionMax);
+  }
   return out;
 }
 
@@ -148,20 +153,21 @@ function checkAccount(d: SbatchDirective | undefined, live: LiveSnapshot, system
  * it (Slurm keeps it pending until after the window). The fix shortens the limit to end a minute
  * before the window starts.
  */
-function checkMaintenance(span: Span, seconds: number, reservation: SbatchDirective | undefined, reservations: Reservation[], now: Date, out: LiveProblem[]): void {
+function checkMaintenance(span: Span, seconds: number, reservation: SbatchDirective | undefined, reservations: Reservation[], now: Date, out: LiveProblem[], partitionMax?: number): void {
   const using = reservation?.typed?.kind === 'list' ? reservation.typed.items.map((i) => i.text) : [];
   const ends = now.getTime() + seconds * 1000;
   const next = reservations
     .filter((r) => isMaintenance(r) && !using.includes(r.name) && r.start > now && r.start.getTime() < ends)
     .sort((a, b) => a.start.getTime() - b.start.getTime())[0];
   if (!next) return;
-  const fitMinutes = Math.floor((next.start.getTime() - now.getTime()) / 60_000) - 1;
+  const beforeMaint = Math.floor((next.start.getTime() - now.getTime()) / 60_000) - 1;
+  const fitMinutes = partitionMax !== undefined ? Math.min(beforeMaint, Math.floor(partitionMax / 60)) : beforeMaint;
   const fit = fitMinutes > 0 ? formatTime(fitMinutes * 60) : undefined;
   out.push({
     code: 'maintenance-overlap',
     severity: 'warning',
     span,
     message: `Time limit ${formatTime(seconds)} runs into maintenance '${next.name}' (${formatWhen(next.start)} to ${formatWhen(next.end)}): the job cannot start until the window is over unless it ends before it.`,
-    fix: fit ? { span, choices: [{ title: `Set the time limit to ${fit} (end before maintenance '${next.name}')`, text: fit }] } : undefined,
+    fix: fit ? { span, choices: [{ title: `Set the time limit to ${fit} (end before maintenance '${next.name}'${fitMinutes < beforeMaint ? ", within the partition's maximum" : ''})`, text: fit }] } : undefined,
   });
 }
