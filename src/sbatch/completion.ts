@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { optionByShort, resolveLong, SBATCH_OPTIONS, type SbatchOption } from '../common/sbatch/options';
+import { parseSbatchScript } from '../common/sbatch/parser';
 import { DEPENDENCY_TYPES, formatTime, MAIL_TYPES } from '../common/sbatch/values';
 import type { SbatchDocuments } from './documents';
 import type { LiveSnapshot, SbatchLiveData } from './liveData';
@@ -36,7 +37,10 @@ export class SbatchCompletionProvider implements vscode.CompletionItemProvider {
     const name = /(?:^|\s)(--?[\w-]*)$/.exec(before.slice(7)) ?? (/^\s+$/.test(before.slice(7)) ? ['', ''] : null);
     if (!name) return undefined;
     const range = new vscode.Range(pos.line, pos.character - name[1].length, pos.line, pos.character);
-    return SBATCH_OPTIONS.flatMap((o, i) => {
+    // Options the script already sets (with a value, on other lines) are not offered again: sbatch
+    // would take only the last one.
+    const present = new Set(parseSbatchScript(doc.getText()).directives.filter((d) => d.nameSpan.line !== pos.line && (!!d.value || d.option?.arg === 'none')).map((d) => d.name));
+    return SBATCH_OPTIONS.filter((o) => !present.has(o.long)).flatMap((o, i) => {
       const items = [nameItem(o, `--${o.long}`, range, i)];
       if (o.short && name[1].length <= 2 && !name[1].startsWith('--')) items.push(nameItem(o, `-${o.short}`, range, i));
       return items;
@@ -91,8 +95,9 @@ export class SbatchCompletionProvider implements vscode.CompletionItemProvider {
 function nameItem(o: SbatchOption, label: string, range: vscode.Range, order: number): vscode.CompletionItem {
   const item = new vscode.CompletionItem({ label, description: o.placeholder }, vscode.CompletionItemKind.Property);
   item.range = range;
+  // The description once (as the detail); the documentation only adds what the detail lacks.
   item.detail = o.description;
-  item.documentation = new vscode.MarkdownString(`${o.description}${o.short && label.startsWith('--') ? `\n\nShort form: \`-${o.short}\`` : ''}`);
+  if (o.short && label.startsWith('--')) item.documentation = new vscode.MarkdownString(`Short form: \`-${o.short}\``);
   item.sortText = String(order).padStart(3, '0') + (label.startsWith('--') ? 'a' : 'b');
   item.filterText = label;
   if (o.arg === 'required') {

@@ -150,6 +150,7 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     const text = '#!/bin/bash\n#SBATCH --partition=long --time=4-00:00:00\n#SBATCH --reservation=maint\n#SBATCH --time=4-0\necho\n';
     const { uri } = await open('maint.sh', text, (d) => d.length >= 1);
     assert.deepEqual(diags(uri), [
+      ['repeated-option', 1, 25, 31, '--time is given again on line 4: sbatch uses that one and ignores this.'],
       ['reservation-inactive', 2, 22, 27, `Reservation 'maint' has not started: the job waits until ${when(maint.start)}.`],
       ...(knowsMaxTime ? [['time-above-max', 3, 15, 18, "Time limit 4-00:00:00 is above the maximum of partition 'long' (2-00:00:00): sbatch refuses the job."] as Diag] : []),
     ]);
@@ -188,6 +189,12 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     const fresh = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', editor.document.uri, new vscode.Position(3, 8));
     const offered = fresh.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
     assert.deepEqual(offered.slice(0, 4), ['--partition', '-p', '--time', '-t'], 'after "#SBATCH " the common options come first');
+    // An option the script already sets is not offered again, and its description is shown once.
+    const { editor: e2 } = await open('complete2.sh', '#!/bin/bash\n#SBATCH --account=proj\n#SBATCH --ac\necho\n', () => true);
+    const again = await vscode.commands.executeCommand<vscode.CompletionList>('vscode.executeCompletionItemProvider', e2.document.uri, new vscode.Position(2, 12));
+    const againLabels = again.items.map((i) => (typeof i.label === 'string' ? i.label : i.label.label));
+    assert.ok(!againLabels.includes('--account'), `--account is set already (got ${againLabels.join(', ')})`);
+    assert.ok(!String(partition.documentation instanceof vscode.MarkdownString ? partition.documentation.value : partition.documentation ?? '').includes(String(partition.detail)), 'the description is not repeated in the documentation');
   });
 
   it('hovers a partition with its live facts and an option with its description', async function () {

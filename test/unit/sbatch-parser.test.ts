@@ -45,7 +45,9 @@ void describe('which lines sbatch reads', () => {
     assert.deepEqual(s.last('job-name')?.valueSpan, { line: 2, start: 19, end: 27 });
     assert.equal(s.last('comment')?.value, 'a b');
     assert.deepEqual(s.directives[0].lineSpan, { line: 0, start: 0, end: 17 });
-    assert.deepEqual(s.problems, []);
+    // The first --nodes (-N) is overridden: flagged where it stands, nothing else is.
+    assert.deepEqual(s.problems.map((p) => [p.code, p.span.line, p.message]), [['repeated-option', 0, '--nodes is given again on line 2: sbatch uses that one and ignores this.']]);
+    assert.deepEqual(script('#SBATCH --account=a', '#SBATCH --time=5').problems, []);
   });
 });
 

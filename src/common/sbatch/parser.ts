@@ -50,6 +50,13 @@ export function parseSbatchScript(text: string): SbatchScript {
     }
     firstCommandLine ??= n;
   }
+  // An option given twice: sbatch quietly takes the last one, which is rarely what was meant.
+  for (const d of directives) {
+    const later = d.option && directives.findLast((x) => x.name === d.name);
+    if (later && later !== d) {
+      problems.push({ code: 'repeated-option', severity: 'warning', span: d.nameSpan, message: `--${d.name} is given again on line ${later.nameSpan.line + 1}: sbatch uses that one and ignores this.` });
+    }
+  }
   return {
     directives,
     problems,

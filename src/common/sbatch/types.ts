@@ -52,7 +52,8 @@ export type ParseProblemCode =
   | 'malformed-value'
   | 'unexpected-value'
   | 'stray-argument'
-  | 'directive-ignored';
+  | 'directive-ignored'
+  | 'repeated-option';
 
 /** A problem sbatch itself would report (errors) or a line it would silently skip (warnings). */
 export interface ParseProblem {
