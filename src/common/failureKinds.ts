@@ -1,5 +1,5 @@
 /** What a failure means for the views: gone by itself on a later try, or needing the user. */
-import { ServerError, TimeoutError, UnauthorizedError, UnavailableError } from '../core/errors';
+import { PermissionDeniedError, ServerError, TimeoutError, UnauthorizedError, UnavailableError } from '../core/errors';
 
 /** A failure that may be gone on the next try (the server away, a time-out; not a refusal). */
 export function isPassing(e: unknown): boolean {
@@ -9,4 +9,11 @@ export function isPassing(e: unknown): boolean {
 /** True when the failure asks for a sign-in rather than a retry. */
 export function needsSignIn(e: unknown): boolean {
   return e instanceof UnauthorizedError;
+}
+
+/** A refusal of the cluster that a retry cannot change: permissions, quota, a full or read-only file system. */
+export function isFinalFailure(e: unknown): boolean {
+  if (e instanceof PermissionDeniedError) return true;
+  const text = e instanceof Error ? e.message : String(e);
+  return /Permission denied|quota|No space left on device|Read-only file system/i.test(text);
 }

@@ -11,6 +11,7 @@ import { isCancellation, PermissionDeniedError } from '../../core/errors';
 import type { TransferResult } from '../../core/transfer/stagedTransfers';
 import { isRetryable } from '../../core/transfer/transferDeps';
 import type { FirecrestUri } from '../../core/uri';
+import { isFinalFailure } from '../../common/failureKinds';
 import type { Log } from '../../common/services';
 import type { TransferEvents } from '../../common/transferEvents';
 import { withTransferProgress } from '../../common/transferProgress';
@@ -106,17 +107,10 @@ export async function uploadOne(deps: UploadDeps, client: FirecrestClient, local
   }
 }
 
-/** A refusal of the cluster that a retry cannot change: permissions, quota, a full or read-only file system. */
-export function isFinalFailure(e: unknown): boolean {
-  if (e instanceof PermissionDeniedError) return true;
-  const text = e instanceof Error ? e.message : String(e);
-  return /Permission denied|Disk quota exceeded|No space left on device|Read-only file system|quota/i.test(text);
-}
-
 /** Above the direct limit: a one-byte probe next to the target (then removed) must be writable. */
 async function checkWritable(client: FirecrestClient, local: string, target: FirecrestUri): Promise<void> {
   const size = (await stat(local)).size;
-  const limit = (await client.systems()).find((s) => s.name === target.system)?.maxDirectTransferSize ?? 0;
+  const limit = await client.transfers.directLimit(target.system);
   if (size <= limit || limit <= 0) return;
   const dir = target.dirname.path;
   const probe = `.f7t-write-check-${randomBytes(4).toString('hex')}`;
