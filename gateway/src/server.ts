@@ -158,11 +158,14 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   // Global so the ops upload route can read its `file` part; +1 lets it detect "too large" itself.
   await app.register(multipart, { limits: { fileSize: deps.v2.settings.maxOpsFileSize + 1 } });
 
+  /** v1 asks for given jobs on the listing's own route (`?jobs=`): counted apart, as v2's by-id route is. */
+  const byIds = (req: { routeOptions: { url?: string }; query: unknown }): string | undefined =>
+    req.routeOptions.url === '/v1/compute/jobs' && typeof (req.query as { jobs?: unknown } | undefined)?.jobs === 'string' ? 'jobs' : undefined;
   app.addHook('onRequest', async (req, reply) => {
     req.f7tCompat = deps.v2.settings.compat;
     const isApi = FAULTY.test(req.url);
     // Token requests go to the identity provider in a real deployment: counted apart from API calls.
-    if (isApi) deps.stats.countRequest(req.method, req.routeOptions.url);
+    if (isApi) deps.stats.countRequest(req.method, req.routeOptions.url, byIds(req));
     else if (req.url.startsWith('/auth/')) deps.stats.countTokenRequest();
     if (deps.verbose) (req as { f7tStart?: number }).f7tStart = performance.now();
     if (isApi && deps.faults.active) return applyFaults(deps.faults, req, reply);

@@ -20,6 +20,8 @@ const MiB = 1024 * 1024;
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 20);
 const sha = (b: Uint8Array): string => createHash('sha256').update(b).digest('hex');
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** A time limit that does not keep the test process alive once the race is decided. */
+const limit = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms).unref());
 const FINAL = /^(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_OF_MEMORY|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE)/;
 
 type Kind = 'direct' | 'staged' | 'mv' | 'cp' | 'save';
@@ -135,7 +137,7 @@ void describe('crash safety: SIGKILL while files are written', { skip: gatewayOn
       await gw.start();
       // The gateway answers, and the client that saw it die works on.
       assert.equal((await call('GET', '/status/systems')).status, 200, `round ${round}: the gateway answers after the restart`);
-      await Promise.race([op, sleep(30_000)]);
+      await Promise.race([op, limit(30_000)]);
       await settle();
       const got = sha(readFileSync(target));
       const verdict = got === sha(old) ? 'old' : got === sha(next) ? 'new' : 'MIXED';

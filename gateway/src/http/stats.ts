@@ -4,7 +4,7 @@
  */
 export interface StatsSnapshot {
   requests: number;
-  /** `METHOD /route/{param}` -> count; unmatched requests under `METHOD <unmatched>`. */
+  /** `METHOD /route/{param}` -> count (v1's jobs by id: `GET /v1/compute/jobs?jobs={jobs}`); unmatched requests under `METHOD <unmatched>`. */
   byRoute: Record<string, number>;
   connections: number;
   /** `POST /auth/token` calls (not in `requests`: a real deployment's token endpoint is elsewhere). */
@@ -17,10 +17,13 @@ export class Stats {
   private tokenRequests = 0;
   private byRoute = new Map<string, number>();
 
-  /** `template` is Fastify's route url (`/v2/status/:system/nodes`), or undefined when unmatched. */
-  countRequest(method: string, template: string | undefined): void {
+  /**
+   * `template` is Fastify's route url (`/v2/status/:system/nodes`), or undefined when unmatched;
+   * `query`, a query parameter that makes the call a different one (`jobs`: `…/jobs?jobs={jobs}`).
+   */
+  countRequest(method: string, template: string | undefined, query?: string): void {
     this.requests++;
-    const key = `${method} ${template === undefined ? '<unmatched>' : template.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}`;
+    const key = `${method} ${template === undefined ? '<unmatched>' : template.replace(/:([A-Za-z0-9_]+)/g, '{$1}')}${query ? `?${query}={${query}}` : ''}`;
     this.byRoute.set(key, (this.byRoute.get(key) ?? 0) + 1);
   }
 

@@ -171,6 +171,7 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
       description: this.view.description,
       message: this.view.message,
       loaded: this.model.loaded,
+      loading: this.loading,
       nextDelayMs: this.scheduler.currentDelayMs,
       backoffMs: this.scheduler.backoff,
       notices: [...this.notices],

@@ -16,8 +16,11 @@ export interface RoutePatterns {
   saveMove: string;
   /** Listing jobs (the Jobs view's poll). */
   jobsList: string;
-  /** Every request a job listing costs (v1: the call and its task polls). */
-  jobRequests: string;
+  /**
+   * Looking at given jobs (v1: the task that asks, not its polls; the gateway counts `?jobs=` apart;
+   * sacct is left out: a listing's look at the window may still be answering after it).
+   */
+  jobLooks: string;
   /** Listing partitions. */
   partitions: string;
 }
@@ -27,7 +30,7 @@ const V2: RoutePatterns = {
   upload: 'POST .*/ops/upload',
   saveMove: 'POST .*/transfer/mv',
   jobsList: 'GET .*/compute/.*/jobs$',
-  jobRequests: 'GET .*/compute/.*jobs',
+  jobLooks: 'GET .*/compute/.*/jobs/\\{',
   partitions: 'GET .*/status/.*/partitions',
 };
 
@@ -36,7 +39,7 @@ const V1: RoutePatterns = {
   upload: 'POST .*/utilities/upload',
   saveMove: 'PUT .*/utilities/rename',
   jobsList: 'GET .*/compute/jobs$',
-  jobRequests: 'GET .*/(compute/jobs|tasks)',
+  jobLooks: 'GET .*/compute/jobs\\?jobs=',
   partitions: 'GET .*/compute/partitions',
 };
 
