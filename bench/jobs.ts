@@ -48,6 +48,7 @@ function fakeConnections(client?: FirecrestClient): ConnectionService {
   const profile = { name: 'bench', url: client?.profile.url ?? 'http://x', apiVersion: 'v2' as const };
   return {
     onDidChange: emitter.event,
+    onDidRecover: new vscode.EventEmitter<string>().event,
     connections: () => [{ profile, state: 'connected' }],
     defaultProfileName: () => 'bench',
     client: async () => client!,

@@ -16,6 +16,10 @@ import type { ConnectionInfo, ConnectionService, ConnectionState, Log } from './
 /** Next to the secret (same prefix, so other windows hear of it): the profile was signed out. */
 const signedOutKey = (name: string): string => `${secretKey(name)}.signedOut`;
 
+/** A probe's time limit, and the waits between probes while the server does not answer. */
+const PROBE_TIMEOUT_MS = 3000;
+const PROBE_WAITS_MS = [2000, 4000, 8000, 15_000, 30_000];
+
 export type ClientFactory = (options: ClientOptions, events?: ClientEvents) => Promise<FirecrestClient>;
 
 const SYSTEMS_TTL_MS = 30_000;
@@ -38,7 +42,12 @@ export interface Validation {
 export class Connections extends Disposable implements ConnectionService {
   private readonly _onDidChange = this._register(new vscode.EventEmitter<void>());
   readonly onDidChange = this._onDidChange.event;
+  private readonly _onDidRecover = this._register(new vscode.EventEmitter<string>());
+  readonly onDidRecover = this._onDidRecover.event;
   private entries = new Map<string, Entry>();
+  /** Profiles whose server is being probed; aborted on dispose. */
+  private readonly probing = new Set<string>();
+  private readonly lifetime = new AbortController();
   /** Bumped on every reload so a connect that finishes after a change is discarded. */
   private generation = 0;
 
@@ -224,6 +233,7 @@ export class Connections extends Disposable implements ConnectionService {
   }
 
   override dispose(): void {
+    this.lifetime.abort();
     for (const e of this.entries.values()) this.release(e);
     this.entries.clear();
     super.dispose();
@@ -299,25 +309,77 @@ export class Connections extends Disposable implements ConnectionService {
     };
   }
 
+  /** A profile's server answered again (or did not): "reconnecting…" and back, announced once. */
+  private answered(name: string, yes: boolean): void {
+    const entry = this.entries.get(name);
+    if (!entry) return;
+    if (!yes && entry.state === 'connected') {
+      this.setState(entry, 'reconnecting');
+      this.log.warn(`"${name}" does not answer; trying again.`);
+    } else if (yes && entry.state === 'reconnecting') {
+      this.setState(entry, 'connected');
+      this.log.info(`"${name}" answers again.`);
+      this._onDidRecover.fire(name);
+    }
+  }
+
+  /**
+   * A request went unanswered: asks the server whether it is there at all (one small request, no
+   * token, a short time limit), and while it is not, again with growing waits. Slow is not down:
+   * an answer ends the probe and leaves the state alone. One probe per profile at a time.
+   */
+  private probe(name: string): void {
+    const entry = this.entries.get(name);
+    if (!entry?.client || this.probing.has(name) || this.lifetime.signal.aborted) return;
+    this.probing.add(name);
+    const current = (): boolean => this.entries.get(name) === entry && !!entry.client && (entry.state === 'connected' || entry.state === 'reconnecting');
+    const run = async (): Promise<void> => {
+      const client = await entry.client;
+      if (!client) return;
+      for (let i = 0; current(); i++) {
+        const up = await client.ping({ timeoutMs: PROBE_TIMEOUT_MS, signal: this.lifetime.signal });
+        if (!current()) return;
+        this.answered(name, up);
+        if (up) return;
+        await this.pause(PROBE_WAITS_MS[Math.min(i, PROBE_WAITS_MS.length - 1)]);
+      }
+    };
+    void run().catch(() => undefined).finally(() => this.probing.delete(name));
+  }
+
+  /** Waits `ms`, or less when the service is disposed. */
+  private pause(ms: number): Promise<void> {
+    const signal = this.lifetime.signal;
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(t);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const t = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
   private events(name: string): ClientEvents {
     const log = this.log.withTag(`http:${name}`);
-    // The status bar follows the server's answers: a request tried again because the server did
-    // not answer turns a connected profile into "reconnecting…", the next answer back into "connected".
-    const answered = (yes: boolean): void => {
-      const entry = this.entries.get(name);
-      if (!entry) return;
-      if (!yes && entry.state === 'connected') this.setState(entry, 'reconnecting');
-      else if (yes && entry.state === 'reconnecting') this.setState(entry, 'connected');
-    };
+    // The status bar follows the server's answers: a request without an answer for a few seconds,
+    // or tried again because the server did not answer, starts a probe; a server that does not
+    // answer it turns a connected profile into "reconnecting…"; the next answer back into
+    // "connected", and the views refresh (onDidRecover).
     return {
       onRequest: (e) => {
         log.debug(`${e.method} ${e.route} -> ${e.status ?? 'no answer'} in ${Math.round(e.durationMs)} ms${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`);
-        // (No answer may also be a cancel: only a retry of a failed request says "reconnecting".)
-        if (e.status !== undefined) answered(true);
+        // (No answer may also be a cancel: only the probe says "reconnecting".)
+        if (e.status !== undefined) this.answered(name, true);
+      },
+      onNoAnswerYet: (e) => {
+        log.debug(`${e.route}: no answer after ${Math.round(e.waitedMs / 1000)} s`);
+        this.probe(name);
       },
       onRetryWait: (e) => {
         log.info(`${e.route}: ${e.reason === 'rate-limit' ? 'rate limited' : 'transient failure'}, retrying in ${Math.round(e.waitMs / 1000)} s (${e.attempt}/${e.maxAttempts})`);
-        if (e.reason === 'transient') answered(false);
+        if (e.reason === 'transient') this.probe(name);
       },
       onToken: (e) => log.debug(`new access token${e.expiresInSeconds ? ` (valid ${e.expiresInSeconds} s)` : ''}`),
     };

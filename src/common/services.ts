@@ -21,6 +21,8 @@ export interface ConnectionInfo {
 /** Profiles, secrets and the ONE shared client per profile. */
 export interface ConnectionService {
   readonly onDidChange: vscode.Event<void>;
+  /** A profile's server answers again after it did not ("reconnecting…" → "connected"): views refresh. */
+  readonly onDidRecover: vscode.Event<string>;
   /** All configured profiles with their state. */
   connections(): ConnectionInfo[];
   /** The profile used when a caller names none (single profile, or the first). */

@@ -22,6 +22,8 @@ export interface ClientOptions {
   /** Longest single wait honoured for a 429, in ms (default 60 000). */
   maxRetryWaitMs?: number;
   userAgent?: string;
+  /** After this long without an answer a request reports `onNoAnswerYet` (default 4000 ms). */
+  slowAfterMs?: number;
   /**
    * API v1: how often the job listing asks accounting again for jobs that ended since its last
    * look (default 30 000 ms). Accounting lags a few seconds behind a job's end, and jobs submitted
@@ -37,6 +39,12 @@ export interface FirecrestClient extends FirecrestApi {
   readonly apiVersion: ApiVersion;
   /** Uploads/downloads routed by size (direct or staged through S3), verified by SHA-256. */
   readonly transfers: FileTransfers;
+  /**
+   * Whether the server answers at all within `timeoutMs` (default 4000): one request without a
+   * token and without retries, for telling a slow request from a server that is away. Rejects only
+   * with CancelledError.
+   */
+  ping(o?: { timeoutMs?: number; signal?: AbortSignal }): Promise<boolean>;
   /** Closes the connection pool. Safe to call twice. */
   dispose(): Promise<void>;
 }

@@ -39,6 +39,7 @@ function asClient(api: FirecrestApi, profile: ConnectionProfile, transport: Tran
   Object.defineProperties(client, {
     profile: { value: profile, enumerable: true },
     transfers: { value: new FileTransfers({ api: client, staging, s3, logger }) },
+    ping: { value: (o: { timeoutMs?: number; signal?: AbortSignal } = {}) => transport.ping(new URL(`${profile.url.replace(/\/+$/, '')}/status/systems`), o.timeoutMs ?? 4000, o.signal) },
     dispose: { value: async () => { await Promise.all([transport.close(), s3.close()]); } },
   });
   return client;
@@ -59,6 +60,7 @@ export async function createClient(options: ClientOptions, events: ClientEvents 
     insecureSkipTlsVerify: profile.insecureSkipTlsVerify,
     userAgent: options.userAgent,
     secrets: () => [options.clientSecret, options.staticToken],
+    slowAfterMs: options.slowAfterMs,
   });
   // Staging-area traffic has its own pools: other hosts, parallel parts, no FirecREST token.
   const s3 = new S3Http({ logger: options.logger ?? silentLogger, caFile: profile.caFile, insecureSkipTlsVerify: profile.insecureSkipTlsVerify, userAgent: options.userAgent });

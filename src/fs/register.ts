@@ -41,6 +41,15 @@ export function registerFileSystem(services: ExtensionServices, largeFiles?: Lar
     vscode.workspace.registerFileSystemProvider(FIRECREST_SCHEME, provider, { isCaseSensitive: true }),
     // An unfocused window polls nothing; on return, visible folders catch up at once.
     vscode.window.onDidChangeWindowState((s) => provider.poller.setActive(s.focused)),
+    // A server that answers again: remote folders in the Explorer that failed meanwhile (`!`) are
+    // read again without the user refreshing.
+    connections.onDidRecover(() => {
+      const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === FIRECREST_SCHEME);
+      if (roots.length === 0) return;
+      log.info(`the server answers again: refreshing ${roots.length} remote folder(s) in the Explorer`);
+      for (const root of roots) provider.refresh(root.uri);
+      void vscode.commands.executeCommand('workbench.files.action.refreshFilesExplorer').then(undefined, () => undefined);
+    }),
     provider,
   );
   return {

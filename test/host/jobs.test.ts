@@ -175,6 +175,10 @@ describe('Jobs view and job commands', function () {
     const uri = await vscode.commands.executeCommand<string>('firecrest.showJobDetails', submitted);
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
     assert.match(doc.getText(), new RegExp(`# Job ${submitted.jobId}: fc-out-${tag}`));
+    // Rendered (the Markdown preview, a webview), not raw Markdown in a text editor.
+    const tab = await waitFor('the rendered details', async () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((x) => x.input instanceof vscode.TabInputWebview && x.label.includes(`${submitted!.jobId}.md`)));
+    assert.ok(!vscode.window.visibleTextEditors.some((e) => e.document.uri.toString() === uri), 'no text editor of the details');
+    await vscode.window.tabGroups.close(tab);
     if (client.capabilities.jobScript) assert.ok(doc.getText().includes(`#SBATCH --partition=${partition}`), 'the script is in the details');
     else assert.match(doc.getText(), /The scheduler did not keep the script/);
   });

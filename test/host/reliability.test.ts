@@ -154,5 +154,29 @@ describe('Reliability: token expiry and gateway restart', function () {
         return under(s, PROFILE).length > 0 && errorsUnder(s, PROFILE).length === 0;
       }, 90_000);
     });
+
+    it('says "reconnecting…" within seconds while the gateway is paused, and "connected" once it answers', async function () {
+      this.timeout(180_000);
+      const api = await extensionApi();
+      const state = (): string | undefined => api.connections.connections().find((c) => c.profile.name === PROFILE)?.state;
+      const systemsTree = async () => await vscode.commands.executeCommand<JobsSnap>('firecrest.test.systemsTree');
+      await waitFor('the connection connected', async () => state() === 'connected', 60_000);
+      // Paused, not dead: connections are accepted and nothing answers, so no request fails soon
+      // (their time limit is 30 s). The probe tells, after a few seconds without an answer.
+      gw.pause();
+      const paused = Date.now();
+      try {
+        await vscode.commands.executeCommand('firecrest.systems.refresh');
+        await waitFor('the connection reconnecting while paused', async () => state() === 'reconnecting', 30_000);
+        console.log(`[reliability] paused gateway: "reconnecting" after ${Date.now() - paused} ms`);
+      } finally {
+        gw.resume();
+      }
+      await waitFor('the connection connected again', async () => state() === 'connected', 60_000);
+      await waitFor('the Systems view listed without error', async () => {
+        const s = await systemsTree();
+        return under(s, PROFILE).length > 0 && errorsUnder(s, PROFILE).length === 0;
+      }, 60_000);
+    });
   });
 });

@@ -65,9 +65,20 @@ export class OwnGateway {
     await exited;
   }
 
+  /** Stops it without closing anything (SIGSTOP): connections open, nothing answers, as a hung server. */
+  pause(): void {
+    if (this.running) this.proc?.kill('SIGSTOP');
+  }
+
+  /** Lets a paused gateway go on (SIGCONT): it answers what waited meanwhile. */
+  resume(): void {
+    if (this.running) this.proc?.kill('SIGCONT');
+  }
+
   async dispose(): Promise<void> {
     const p = this.proc;
     if (p && this.running) {
+      p.kill('SIGCONT');
       const exited = new Promise((r) => p.once('exit', r));
       p.kill('SIGTERM');
       const t = setTimeout(() => p.kill('SIGKILL'), 10_000);

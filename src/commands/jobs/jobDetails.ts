@@ -1,6 +1,7 @@
 /**
- * Show Job Details: the record, the metadata and the submitted script in a read-only Markdown
- * document (`firecrest-job:` scheme). Re-opening the document fetches it again.
+ * Show Job Details: the record, the metadata and the submitted script as a read-only Markdown
+ * document (`firecrest-job:` scheme), shown rendered (Markdown preview) beside the editor; as text
+ * only where no Markdown preview is installed. Re-opening the document fetches it again.
  */
 import * as vscode from 'vscode';
 import { jobMarkdownTable } from '../../common/jobFormat';
@@ -48,7 +49,12 @@ export async function showJobDetails(services: ExtensionServices, arg?: unknown)
   const ref = await resolveJob(services, arg, { placeHolder: 'Show the details of which job?' });
   if (!ref) return undefined;
   const uri = JobDetailsProvider.uriFor(ref.profile, ref.system, ref.jobId);
+  // Fetched here, so that a failure is reported by the command (the preview would show it blank).
   const doc = await vscode.workspace.openTextDocument(uri);
-  await vscode.window.showTextDocument(doc, { preview: true });
+  try {
+    await vscode.commands.executeCommand('markdown.showPreview', uri);
+  } catch {
+    await vscode.window.showTextDocument(doc, { preview: true });
+  }
   return uri.toString();
 }

@@ -94,6 +94,8 @@ export interface TransportOptions {
   userAgent?: string;
   /** Literal secrets the log must never show (the client secret). */
   secrets?: () => (string | undefined)[];
+  /** After this long without an answer a request reports `onNoAnswerYet` (default 4000 ms). */
+  slowAfterMs?: number;
 }
 
 /** Owns the connection pools of one client; `close()` ends them all. */
@@ -126,6 +128,10 @@ export class Transport {
     const t = setTimeout(() => timer.abort(), req.timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, timer.signal]) : timer.signal;
     const headers: Record<string, string> = { 'user-agent': this.opts.userAgent ?? 'firecrest-vscode', ...req.headers };
+    const slowAfterMs = this.opts.slowAfterMs ?? 4000;
+    const slow = this.opts.events?.onNoAnswerYet && slowAfterMs < req.timeoutMs
+      ? setTimeout(() => this.opts.events?.onNoAnswerYet?.({ route: req.route, waitedMs: slowAfterMs }), slowAfterMs)
+      : undefined;
     let status: number | undefined;
     try {
       const res = await this.pool(req.url.origin).request({
@@ -135,6 +141,7 @@ export class Transport {
         body: req.body,
         signal,
       });
+      clearTimeout(slow);
       status = res.statusCode;
       const body = await readCapped(res.body, res.headers, req.maxBodyBytes ?? bodyLimitFor(req.route), req.route, res.statusCode);
       // undici frees the connection a macrotask after the body ends; yielding here lets the
@@ -148,6 +155,7 @@ export class Transport {
       throw this.networkError(e, req);
     } finally {
       clearTimeout(t);
+      clearTimeout(slow);
       const durationMs = Math.round(performance.now() - started);
       this.opts.logger.debug(`${req.route} ${status ?? 'failed'} ${durationMs}ms${(req.attempt ?? 1) > 1 ? ` (attempt ${req.attempt})` : ''}`);
       // The event has its own `method`: its route is the bare path template.
@@ -162,6 +170,21 @@ export class Transport {
     const tls = /CERT|TLS|SSL|SIGNED/.test(code);
     const hint = tls ? ' (the server certificate is not trusted: set the profile\'s caFile to the site CA)' : '';
     return new NetworkError(`Cannot reach ${req.url.origin} (${req.route}): ${code ? `${code} ` : ''}${what}${hint}`, NOT_SENT_CODES.has(code), tls, e, req.route);
+  }
+
+  /**
+   * Whether anything answers at `url` (a `…/status/systems`) within `timeoutMs`: one request, no token, no retry. Any
+   * HTTP status is an answer (401 without a token is the usual one), except a proxy's 502-504 for
+   * a server behind it that is down.
+   */
+  async ping(url: URL, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    try {
+      const res = await this.send({ method: 'GET', url, route: 'GET /status/systems', signal, timeoutMs, maxBodyBytes: 64 * 1024 });
+      return ![502, 503, 504].includes(res.status);
+    } catch (e) {
+      if (e instanceof CancelledError) throw e;
+      return e instanceof ResponseTooLargeError;
+    }
   }
 
   /** Closes every pool. Safe to call twice. */

@@ -62,6 +62,7 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
       }),
       { dispose: () => this.stopHidden() },
       onConnectionsChanged(services.connections, () => this.scheduler.request('connection')),
+      services.connections.onDidRecover(() => this.scheduler.request('connection')),
       this.model.onDidFinish(({ ref, job }) => this.notifyFinished(ref, job)),
       // The queue is shown at once; what took longer (v1 accounting) comes with the next listing.
       this.model.onDidLearnMore(() => this.scheduler.request('timer')),

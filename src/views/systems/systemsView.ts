@@ -25,6 +25,8 @@ export class SystemsView implements SystemsViewControl, vscode.Disposable {
     this.disposables = [
       this.model, this.provider, this.view,
       onConnectionsChanged(services.connections, () => this.model.refresh()),
+      // The server answers again: what failed meanwhile is asked for now, not at the next heal.
+      services.connections.onDidRecover(() => this.model.retryFailed()),
       this.view.onDidChangeVisibility((e) => this.model.setVisible(e.visible)),
     ];
     this.model.setVisible(this.view.visible);
