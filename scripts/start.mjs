@@ -73,14 +73,15 @@ try {
   const seeded = await seedDemoHome(info, (m) => say(m));
   if (seeded.length) say(`sample files in /home/${info.user}: ${seeded.join(', ')}`);
   const bootstrapDir = join(state, 'bootstrap');
-  const bootstrap = writeBootstrap(bootstrapDir, info, DEMO_PROFILE);
+  const remoteHome = `firecrest://${info.systems[0]}/home/${info.user}`;
+  // hello.sbatch opens first, with the getting-started walkthrough beside it.
+  const bootstrap = writeBootstrap(bootstrapDir, info, DEMO_PROFILE, `${remoteHome}/hello.sbatch`);
   cleanups.push(() => rmSync(bootstrap, { force: true }));
   const env = { ...process.env, FIRECREST_BOOTSTRAP: bootstrap };
   const workspace = join(state, 'workspace');
   mkdirSync(workspace, { recursive: true });
   // The window opens on the remote home itself (the extension's firecrest:// file system);
   // --local-folder opens an empty local folder instead.
-  const remoteHome = `firecrest://${info.systems[0]}/home/${info.user}`;
   const remote = !argv.includes('--local-folder');
 
   const desktop = !argv.includes('--web') && onPath('code');
@@ -103,7 +104,7 @@ try {
     const url = workbenchUrl(cs.url, { folder: remote ? remoteHome : workspace });
     say('VS Code is ready. Open this URL in a browser on this machine (Ctrl-C stops everything):');
     console.log(`\n  ${url}\n`);
-    say(`the FirecREST view is in the activity bar; the connection is "${DEMO_PROFILE}". hello.sbatch is in your remote home${remote ? ', open in the Explorer' : ''}.`);
+    say(`the FirecREST view is in the activity bar; the connection is "${DEMO_PROFILE}". hello.sbatch (in your remote home) is open, with the getting-started walkthrough.`);
   }
 } catch (e) {
   console.error(`[start] ${e instanceof Error ? e.message : String(e)}`);

@@ -39,7 +39,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   await connections.reload();
   // Only under `npm start` (the variable is unset otherwise): the connection must exist before a
   // firecrest:// workspace folder or a view asks for it.
-  await importBootstrap(process.env[BOOTSTRAP_ENV], connections, log.withTag('bootstrap')).catch((e: unknown) =>
+  let openFirst: string | undefined;
+  await importBootstrap(process.env[BOOTSTRAP_ENV], connections, log.withTag('bootstrap'), (uri) => (openFirst = uri)).catch((e: unknown) =>
     log.warn(`bootstrap import failed: ${e instanceof Error ? e.message : String(e)}`),
   );
 
@@ -70,6 +71,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   const bundlesAtActivation = loadedBundles();
   log.debug(`activated in ${activationMs.toFixed(1)} ms (${bundlesAtActivation.join(', ')})`);
   const ready = startUp(connections);
+  // `npm start`: hello.sbatch open, and the walkthrough beside it.
+  if (openFirst) void showFirst(openFirst, log);
   return {
     connections,
     statusBarText: () => statusBar.text,
@@ -88,6 +91,15 @@ async function startUp(connections: Connections): Promise<void> {
   await new Promise((r) => setTimeout(r, 0));
   // Signed-in profiles show "connecting" until their first client exists; make that true now.
   await connections.connectPending();
+}
+
+async function showFirst(uri: string, log: OutputLog): Promise<void> {
+  try {
+    await vscode.commands.executeCommand('workbench.action.openWalkthrough', 'firecrest-community.firecrest-vscode#gettingStarted', false);
+    await vscode.window.showTextDocument(vscode.Uri.parse(uri), { preview: false, viewColumn: vscode.ViewColumn.One });
+  } catch (e) {
+    log.warn(`could not open ${uri}: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 export function deactivate(): void {

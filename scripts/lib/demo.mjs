@@ -13,11 +13,11 @@ export function profileFor(info, name = DEMO_PROFILE) {
   return { name, url: info.v2, apiVersion: info.apiVersion ?? 'v2', tokenUrl: info.tokenUrl, clientId: info.clientId, defaultSystem: info.systems[0] };
 }
 
-/** Writes the bootstrap file (mode 0600) into `dir`; returns its path. */
-export function writeBootstrap(dir, info, name = DEMO_PROFILE) {
+/** Writes the bootstrap file (mode 0600) into `dir`; returns its path. `open`: a firecrest:// file to show first (with the walkthrough). */
+export function writeBootstrap(dir, info, name = DEMO_PROFILE, open = undefined) {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, `bootstrap-${process.pid}-${Date.now()}.json`);
-  writeFileSync(file, JSON.stringify({ profiles: [{ ...profileFor(info, name), clientSecret: info.clientSecret }] }), { mode: 0o600 });
+  writeFileSync(file, JSON.stringify({ profiles: [{ ...profileFor(info, name), clientSecret: info.clientSecret }], ...(open ? { open } : {}) }), { mode: 0o600 });
   return file;
 }
 

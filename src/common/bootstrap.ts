@@ -2,7 +2,8 @@
  * The one-shot bootstrap of `npm start` (and the UI tests): a JSON file named by the
  * FIRECREST_BOOTSTRAP environment variable, `{ "profiles": [{ ...profile, "clientSecret": "..." }] }`,
  * is imported on activation (secrets into SecretStorage, profiles into the user settings) and then
- * deleted, so a secret never sits in settings.json and only briefly on disk.
+ * deleted, so a secret never sits in settings.json and only briefly on disk. `npm start` adds
+ * `"open": "<firecrest:// URI>"`: the file to show first, with the getting-started walkthrough.
  */
 import { readFile, unlink } from 'node:fs/promises';
 import { normalizeProfile } from './profiles';
@@ -15,8 +16,11 @@ export interface BootstrapTarget {
   store(profile: ConnectionProfile, secret: string | undefined): Promise<void>;
 }
 
-/** Imports the bootstrap file when there is one; returns the names of the imported profiles. */
-export async function importBootstrap(file: string | undefined, target: BootstrapTarget, log: Log): Promise<string[]> {
+/**
+ * Imports the bootstrap file when there is one; returns the names of the imported profiles.
+ * `onOpen` gets its `open` entry (a `firecrest:` URI; anything else is ignored).
+ */
+export async function importBootstrap(file: string | undefined, target: BootstrapTarget, log: Log, onOpen?: (uri: string) => void): Promise<string[]> {
   if (!file) return [];
   let text: string;
   try {
@@ -47,5 +51,7 @@ export async function importBootstrap(file: string | undefined, target: Bootstra
     imported.push(profile.name);
   }
   log.info(`Imported ${imported.length} connection(s) from the bootstrap file: ${imported.join(', ')}`);
+  const open = (parsed as { open?: unknown }).open;
+  if (typeof open === 'string' && open.startsWith('firecrest://')) onOpen?.(open);
   return imported;
 }

@@ -22,13 +22,20 @@ export class SbatchCodeLensProvider implements vscode.CodeLensProvider {
     if (!script.hasDirectives || !first) return [];
     const target = await this.documents.target(doc.uri);
     const range = new vscode.Range(first.lineSpan.line, 0, first.lineSpan.line, 0);
-    const args = target ? { uri: doc.uri, profile: target.profile, system: target.system } : doc.uri;
+    // The same flow as the title button: what the script leaves open is asked once, then remembered.
+    const args = target ? { uri: doc.uri, profile: target.profile, system: target.system, ask: 'missing' } : doc.uri;
     return [
       new vscode.CodeLens(range, {
         title: target ? `$(rocket) Submit to ${target.system}` : '$(rocket) Submit…',
         tooltip: target ? `Submit this script to ${target.system} (${target.profile}) with FirecREST` : 'Submit this script with FirecREST',
         command: 'firecrest.submitJob',
         arguments: [args],
+      }),
+      new vscode.CodeLens(range, {
+        title: 'Change options…',
+        tooltip: 'Submit with new answers for what the script leaves open (working directory, account, partition, reservation)',
+        command: 'firecrest.submitJobWithOptions',
+        arguments: [doc.uri],
       }),
     ];
   }

@@ -217,18 +217,28 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     needsFixture(this);
     const { editor } = await open('lens.sh', '#!/bin/bash\n# job\n#SBATCH -p debug\necho\n', () => true);
     const lenses = await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', editor.document.uri, 10);
-    assert.equal(lenses.length, 1);
+    assert.equal(lenses.length, 2);
     assert.equal(lenses[0].range.start.line, 2);
     assert.equal(lenses[0].command?.title, `$(rocket) Submit to ${t.system}`);
     assert.equal(lenses[0].command?.command, 'firecrest.submitJob');
-    assert.deepEqual({ ...lenses[0].command?.arguments?.[0], uri: undefined }, { uri: undefined, profile: PROFILE, system: t.system });
-    // The lens runs Submit Job for this script on that system.
+    assert.deepEqual({ ...lenses[0].command?.arguments?.[0], uri: undefined }, { uri: undefined, profile: PROFILE, system: t.system, ask: 'missing' });
+    assert.equal(lenses[1].command?.title, 'Change options…');
+    assert.equal(lenses[1].command?.command, 'firecrest.submitJobWithOptions');
+    // The answers given once for this script (here without prompts) are remembered: the lens then
+    // submits with them and asks nothing (a question would leave this call waiting).
     const home = `/home/${user}`;
-    const ref = await vscode.commands.executeCommand<{ jobId: string }>(lenses[0].command.command, { ...lenses[0].command.arguments![0], workingDirectory: home });
-    assert.ok(ref?.jobId, 'a job id came back');
+    const first = await vscode.commands.executeCommand<{ jobId: string }>('firecrest.submitJob', { uri: editor.document.uri, profile: PROFILE, system: t.system, workingDirectory: home, remember: true });
+    assert.ok(first?.jobId);
+    const ref = await vscode.commands.executeCommand<{ jobId: string }>(lenses[0].command.command, ...lenses[0].command.arguments!);
+    assert.ok(ref?.jobId && ref.jobId !== first.jobId, 'a job id came back');
     // v1 learns a job that has already ended from accounting, which may record it a moment late.
-    const partition = await waitFor('the job with its partition', async () => (await client.job(t.system, ref.jobId).catch(() => undefined))?.partition, 60_000);
-    assert.equal(partition, 'debug');
+    const job = await waitFor('the job with its partition', async () => {
+      const j = await client.job(t.system, ref.jobId).catch(() => undefined);
+      return j?.partition ? j : undefined;
+    }, 60_000);
+    assert.equal(job.partition, 'debug');
+    // (v1 learns an ended job from sacct, which has no working directory.)
+    if (job.workingDirectory !== undefined) assert.equal(job.workingDirectory, home, 'the remembered working directory');
   });
 
   it('checks a firecrest:// script against its own system, whatever the setting says', async () => {

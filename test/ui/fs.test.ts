@@ -1,7 +1,8 @@
 /**
  * Remote files as a user sees them: "FirecREST: Open Remote Folder…" browses the home folder,
  * opens it in a new window, and the Explorer there lists the remote folder; a file of a subfolder
- * opens in an editor. Screenshots: test-results/fs-open-remote-folder.png, test-results/fs-remote-explorer.png.
+ * opens in an editor; its context menu has the FirecREST submenu. Screenshots: test-results/fs-open-remote-folder.png,
+ * test-results/fs-remote-explorer.png, test-results/fs-context-submenu.png.
  */
 import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
@@ -50,6 +51,21 @@ describe('remote folder in the Explorer', () => {
       // The breadcrumbs show the remote path below the tab.
       await win.locator('.breadcrumbs-control').filter({ hasText: 'data' }).first().waitFor();
       await screenshot(win, 'fs-remote-explorer');
+
+      // The file operations sit in one FirecREST submenu of the Explorer's context menu.
+      await row('numbers.csv').click({ button: 'right' });
+      const menu = win.locator('.context-view .monaco-menu');
+      const firecrest = menu.locator('.action-item').filter({ hasText: /^FirecREST$/ }).first();
+      await firecrest.waitFor({ timeout: 15_000 });
+      await firecrest.hover();
+      const submenu = win.locator('.context-view .monaco-submenu');
+      await submenu.locator('.action-item').filter({ hasText: 'Change Permissions' }).first().waitFor({ timeout: 15_000 });
+      const labels = await submenu.locator('.action-label').allInnerTexts();
+      assert.ok(labels.some((l) => /Show Checksum|Checksum/.test(l)), labels.join(' | '));
+      assert.ok(!labels.some((l) => /Extract/.test(l)), `no Extract on a file that is not an archive: ${labels.join(' | ')}`);
+      await screenshot(win, 'fs-context-submenu');
+      await win.keyboard.press('Escape');
+      await win.keyboard.press('Escape');
 
       // Quick Open over a virtual file system: files already opened (history) are found; the
       // workspace-wide file index needs the proposed FileSearchProvider API.

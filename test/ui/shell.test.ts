@@ -34,6 +34,23 @@ describe('workbench shell', () => {
     await output.getByText(`Connected to "${PROFILE}"`).first().waitFor({ timeout: 15_000 });
     await screenshot(page, 'shell-log');
   });
+
+  it('has a getting-started walkthrough whose "Open hello.sbatch" opens the example script', async () => {
+    const page = await openWorkbench();
+    await runCommand(page, 'Welcome: Open Walkthrough...');
+    const rows = page.locator('.quick-input-list .monaco-list-row');
+    await rows.filter({ hasText: 'Get started with FirecREST' }).first().click({ timeout: 15_000 });
+    const walkthrough = page.locator('.gettingStartedContainer');
+    await walkthrough.getByText('Connect to a cluster').first().waitFor({ timeout: 15_000 });
+    await walkthrough.getByText('Submit hello.sbatch').first().click();
+    const open = walkthrough.getByRole('button', { name: 'Open hello.sbatch' });
+    await open.first().waitFor({ timeout: 15_000 });
+    await screenshot(page, 'walkthrough');
+    await open.first().click();
+    await page.locator('.tabs-container .tab').filter({ hasText: 'hello.sbatch' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.editor-instance .view-lines').filter({ hasText: '#SBATCH --job-name=hello' }).first().waitFor({ timeout: 30_000 });
+    await screenshot(page, 'walkthrough-hello');
+  });
 });
 
 describe('Add Connection, step by step', () => {

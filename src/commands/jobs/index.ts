@@ -14,6 +14,7 @@ import { cancelJob } from './cancelJob';
 import { Followers, followJobOutput } from './followOutput';
 import { JOB_DETAILS_SCHEME, JobDetailsProvider, showJobDetails } from './jobDetails';
 import { openJobOutput } from './openOutput';
+import { openExampleScript } from './exampleScript';
 import { resubmitJob } from './resubmitJob';
 import { submitJob } from './submitJob';
 import { registerJobsViewCommands } from './viewCommands';
@@ -26,6 +27,9 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
     trackBatchScriptContext(),
     vscode.workspace.registerTextDocumentContentProvider(JOB_DETAILS_SCHEME, new JobDetailsProvider(services)),
     registerCommand('firecrest.submitJob', log, (arg?: unknown) => submitJob(services, jobs, arg)),
+    // Asks again for everything the script leaves open (pre-filled with the last answers).
+    registerCommand('firecrest.openExampleScript', log, (arg?: unknown) => openExampleScript(services, arg)),
+    registerCommand('firecrest.submitJobWithOptions', log, (arg?: unknown) => submitJob(services, jobs, { uri: arg instanceof vscode.Uri ? arg : undefined, ask: 'all' })),
     registerCommand('firecrest.followJobOutput', log, (arg?: unknown) => followJobOutput(services, followers, arg)),
     registerCommand('firecrest.openJobOutput', log, (arg?: unknown) => openJobOutput(services, 'stdout', arg)),
     registerCommand('firecrest.openJobError', log, (arg?: unknown) => openJobOutput(services, 'stderr', arg)),

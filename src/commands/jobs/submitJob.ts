@@ -1,8 +1,11 @@
 /**
  * FirecREST: Submit Job. Submits the open (or given) script: a local file as script text, a
- * `firecrest://` file by its remote path. Asks only for what the script's `#SBATCH` lines do not
- * fix. An argument object (`{uri?, system?, workingDirectory?, account?, partition?,
- * reservation?, env?}`) takes the same path without prompts (tests, other extensions).
+ * `firecrest://` file by its remote path. One flow from the title button, the CodeLens, the
+ * Explorer and the palette: it asks only for what the script's `#SBATCH` lines leave open, and
+ * only once per script (the answers are remembered, SubmitMemory); *Submit Job with Options…*
+ * asks again. An argument object (`{uri?, system?, workingDirectory?, account?, partition?,
+ * reservation?, env?}`) takes the same path without prompts (tests, other extensions); `ask`
+ * makes it ask (`missing`: what is neither given nor remembered; `all`: everything open again).
  */
 import * as vscode from 'vscode';
 import type { JobRef } from '../../common/jobRef';
@@ -13,6 +16,7 @@ import type { JobSubmission } from '../../core/model';
 import { FIRECREST_SCHEME, FirecrestUri } from '../../core/uri';
 import { announceSubmitted } from './announceSubmitted';
 import { pickProfile, pickSystem } from './pickers';
+import { SubmitMemory, type SubmitAnswers } from './submitMemory';
 import { askAccount, askPartition, askReservation, askWorkingDirectory, homeDirectory } from './submitPrompts';
 import { explainSbatchRefusal } from '../../common/sbatchRefusals';
 
@@ -25,6 +29,10 @@ export interface SubmitArgs {
   partition?: string;
   reservation?: string;
   env?: Record<string, string>;
+  /** Ask the user (default for a Uri or no argument: `missing`; for an argument object: `none`). */
+  ask?: 'none' | 'missing' | 'all';
+  /** Remember these answers for the script even without asking (as an asked submission does). */
+  remember?: boolean;
 }
 
 function toUri(u: vscode.Uri | string): vscode.Uri {
@@ -35,7 +43,7 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
   // From the editor title / explorer the argument is the file's Uri; from tests an options object.
   const isUri = arg instanceof vscode.Uri;
   const args: SubmitArgs | undefined = !isUri && arg && typeof arg === 'object' ? arg : undefined;
-  const interactive = args === undefined;
+  const ask = args ? (args.ask ?? 'none') : 'missing';
   const uri = isUri ? arg : args?.uri ? toUri(args.uri) : vscode.window.activeTextEditor?.document.uri;
   if (!uri) throw new Error('Open a batch script (a shell script with #SBATCH lines) to submit it.');
 
@@ -47,18 +55,23 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
   const fixed = (name: string) => script.last(name)?.value || undefined;
   const directives = { account: fixed('account'), partition: fixed('partition'), reservation: fixed('reservation'), chdir: fixed('chdir'), jobName: fixed('job-name') };
 
+  const memory = new SubmitMemory(services.context.workspaceState);
   const remote = uri.scheme === FIRECREST_SCHEME ? FirecrestUri.parse(uri) : undefined;
-  const profile = await pickProfile(services, args?.profile ?? remote?.profile ?? (remote ? services.connections.defaultProfileName() : undefined));
+  const last = ask === 'none' ? undefined : memory.get(uri, { profile: args?.profile ?? remote?.profile, system: args?.system ?? remote?.system });
+  const profile = await pickProfile(services, args?.profile ?? remote?.profile ?? (remote ? services.connections.defaultProfileName() : undefined) ?? last?.profile);
   if (!profile) return undefined;
-  const system = await pickSystem(services, profile, args?.system ?? remote?.system);
+  const system = await pickSystem(services, profile, args?.system ?? remote?.system ?? (last?.profile === profile ? last.system : undefined));
   if (!system) return undefined;
   const client = await services.connections.client(profile);
   const profileInfo = services.connections.connections().find((c) => c.profile.name === profile)?.profile;
+  // The answers given last time for this script on this system stand, unless asked again.
+  const reuse = ask === 'missing' && last?.profile === profile && last.system === system ? last : undefined;
+  const asking = ask !== 'none';
 
-  let workingDirectory = args?.workingDirectory ?? directives.chdir;
+  let workingDirectory = args?.workingDirectory ?? directives.chdir ?? reuse?.workingDirectory;
   if (!workingDirectory) {
-    const fallback = remote ? remote.dirname.path : await homeDirectory(services, client, profile, system);
-    workingDirectory = interactive ? await askWorkingDirectory(fallback) : fallback;
+    const fallback = (ask === 'all' ? last?.workingDirectory : undefined) ?? (remote ? remote.dirname.path : await homeDirectory(services, client, profile, system));
+    workingDirectory = asking ? await askWorkingDirectory(fallback) : fallback;
     if (!workingDirectory) return undefined;
   }
 
@@ -68,13 +81,14 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
   else submission.script = text;
 
   // null: the user dismissed a pick (stop); undefined: leave it to the scheduler.
-  const account = args?.account !== undefined ? args.account || undefined : directives.account ? undefined : interactive ? await askAccount(client, system, profileInfo?.defaultAccount) : profileInfo?.defaultAccount;
+  const account = args?.account !== undefined ? args.account || undefined : directives.account ? undefined : reuse ? reuse.account : asking ? await askAccount(client, system, last?.account ?? profileInfo?.defaultAccount) : profileInfo?.defaultAccount;
   if (account === null) return undefined;
-  const partition = args?.partition !== undefined ? args.partition || undefined : directives.partition || !interactive ? undefined : await askPartition(client, system);
+  const partition = args?.partition !== undefined ? args.partition || undefined : directives.partition ? undefined : reuse ? reuse.partition : asking ? await askPartition(client, system) : undefined;
   if (partition === null) return undefined;
-  const reservation = args?.reservation !== undefined ? args.reservation || undefined : directives.reservation || !interactive ? undefined : await askReservation(client, system);
+  const reservation = args?.reservation !== undefined ? args.reservation || undefined : directives.reservation ? undefined : reuse ? reuse.reservation : asking ? await askReservation(client, system) : undefined;
   if (reservation === null) return undefined;
   Object.assign(submission, { account, partition, reservation });
+  const answers: SubmitAnswers = { profile, system, workingDirectory: directives.chdir ? undefined : workingDirectory, account, partition, reservation };
 
   const env = args?.env ?? vscode.workspace.getConfiguration('firecrest').get<Record<string, string>>('submit.environment');
   if (env && Object.keys(env).length) submission.env = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)]));
@@ -86,7 +100,8 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
       throw e;
     }),
   );
-  services.log.withTag('jobs').info(`submitted ${basename(uri.path)} to ${system} as job ${jobId}`);
+  services.log.withTag('jobs').info(`submitted ${basename(uri.path)} to ${system} as job ${jobId}${reuse ? ' (with the answers given last time)' : ''}`);
+  if (asking || args?.remember) await memory.set(uri, answers);
   const ref: JobRef = { profile, system, jobId };
   announceSubmitted(ref, jobs, 'Submitted');
   return ref;

@@ -1,0 +1,55 @@
+/**
+ * Open hello.sbatch: the walkthrough's first job. Opens `hello.sbatch` in the remote folder open
+ * in the Explorer for the system (else the user's home), writing it there first when there is
+ * none; an existing file is opened as it is, never overwritten.
+ */
+import * as vscode from 'vscode';
+import type { ExtensionServices } from '../../common/services';
+import { NotFoundError } from '../../core/errors';
+import { FIRECREST_SCHEME, FirecrestUri } from '../../core/uri';
+import { pickProfile, pickSystem } from './pickers';
+import { homeDirectory } from './submitPrompts';
+
+const NAME = 'hello.sbatch';
+
+const HELLO = `#!/bin/bash
+#SBATCH --job-name=hello
+#SBATCH --output=hello-%j.out
+#SBATCH --time=00:05:00
+#SBATCH --ntasks=1
+
+# Submit me: the Submit button in the editor title, or the "Submit to ..." line above.
+echo "Hello from $(hostname) as $(whoami) at $(date)"
+for step in 1 2 3 4 5; do
+  echo "step $step of 5"
+  sleep 2
+done
+echo "done"
+`;
+
+/** `{profile?, system?}` skips the picks. Returns the opened URI. */
+export async function openExampleScript(services: ExtensionServices, arg?: unknown): Promise<string | undefined> {
+  const given = arg && typeof arg === 'object' && !(arg instanceof vscode.Uri) ? (arg as { profile?: string; system?: string }) : {};
+  const profile = await pickProfile(services, given.profile);
+  if (!profile) return undefined;
+  const system = await pickSystem(services, profile, given.system);
+  if (!system) return undefined;
+  const client = await services.connections.client(profile);
+  const multi = services.connections.multiProfile;
+  const folder = (vscode.workspace.workspaceFolders ?? [])
+    .filter((f) => f.uri.scheme === FIRECREST_SCHEME)
+    .map((f) => FirecrestUri.parse(f.uri))
+    .find((u) => u.system === system && (!multi || u.profile === profile));
+  const dir = folder?.path ?? (await homeDirectory(services, client, profile, system));
+  const path = `${dir.replace(/\/+$/, '')}/${NAME}`;
+  try {
+    await client.stat(system, path);
+  } catch (e) {
+    if (!(e instanceof NotFoundError)) throw e;
+    await client.uploadSmall(system, dir, NAME, new TextEncoder().encode(HELLO));
+    services.log.withTag('jobs').info(`wrote the example script ${path} on ${system}`);
+  }
+  const uri = vscode.Uri.parse(FirecrestUri.from({ system, path, profile: multi ? profile : undefined }).toString());
+  await vscode.window.showTextDocument(uri, { preview: false });
+  return uri.toString();
+}
