@@ -213,6 +213,27 @@ describe('Jobs view and job commands', function () {
     }
   });
 
+  it('opens hello.sbatch for the walkthrough: written once where it is missing, never overwritten', async () => {
+    const open = async () => vscode.Uri.parse(await vscode.commands.executeCommand<string>('firecrest.openExampleScript', { profile: PROFILE, system: t.system }));
+    const text = async (path: string) => new TextDecoder().decode(await client.downloadSmall(t.system, path));
+    // Where it goes (the remote folder open for the system, else the home); gone, to start with.
+    const path = (await open()).path;
+    assert.match(path, /\/hello\.sbatch$/);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await client.remove(t.system, path);
+    const first = await open();
+    assert.equal(first.path, path);
+    assert.match(await text(path), /#SBATCH --job-name=hello/);
+    assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), first.toString(), 'shown in the editor');
+    const dir = path.slice(0, path.lastIndexOf('/'));
+    await client.uploadSmall(t.system, dir, 'hello.sbatch', new TextEncoder().encode('#!/bin/bash\necho mine\n'));
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await open();
+    assert.equal(await text(path), '#!/bin/bash\necho mine\n', 'the user\'s own hello.sbatch is kept');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await client.remove(t.system, path);
+  });
+
   it('submits a script opened from firecrest:// by its remote path, in its own folder by default', async function () {
     this.timeout(180_000);
     const remote = vscode.Uri.from({ scheme: 'firecrest', authority: `${PROFILE}@${t.system}`, path: `${home}/fc-remote-${tag}/remote.sh` });
