@@ -187,9 +187,11 @@ describe('Job Accounting panel', function () {
 
   it('opens a clicked job in Show Job Details', async () => {
     await panel.receive({ type: 'openJob', id: ids.fail, what: 'details' });
-    const editor = await waitFor('the job details document', () =>
-      vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'firecrest-job' && e.document.uri.path.endsWith(`/${ids.fail}.md`)));
-    assert.match(editor.document.getText(), new RegExp(`# Job ${ids.fail}`));
+    const doc = await waitFor('the job details document', () =>
+      vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'firecrest-job' && d.uri.path.endsWith(`/${ids.fail}.md`)));
+    assert.match(doc.getText(), new RegExp(`# Job ${ids.fail}`));
+    // Shown rendered (the Markdown preview).
+    await waitFor('the rendered details', () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((x) => x.input instanceof vscode.TabInputWebview && x.label.includes(`${ids.fail}.md`)));
   });
 
   it('opens the output of a job from its row (Open Job Output through firecrest://)', async () => {

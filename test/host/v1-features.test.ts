@@ -104,9 +104,11 @@ describe('API v1 features', function () {
     }
     const items = menus['view/item/context'].filter((m) => m.command.startsWith('firecrest.v1.'));
     assert.ok(items.length >= 3 && items.every((m) => /;manage;|manage;/.test(m.when ?? '')), 'tree menus need the manage token');
-    const explorer = menus['explorer/context'].find((m) => m.command === 'firecrest.v1.transferOnCluster');
+    // In the Explorer's FirecREST submenu, which is shown on remote files only.
+    const submenu = (menus['explorer/context'] as { submenu?: string; when?: string }[]).find((m) => m.submenu === 'firecrest.explorerContext');
+    const explorer = menus['firecrest.explorerContext'].find((m) => m.command === 'firecrest.v1.transferOnCluster');
     // VS Code hands back normalised when clauses (sorted, quoted): check the parts, not the text.
-    assert.match(explorer?.when ?? '', /resourceScheme == '?firecrest'?/, 'Move/Copy/Sync on remote files');
+    assert.match(submenu?.when ?? '', /resourceScheme == '?firecrest'?/, 'Move/Copy/Sync on remote files');
     assert.match(explorer?.when ?? '', /firecrest\.v1Connected/, 'Move/Copy/Sync only with a v1 connection');
     assert.equal(client.capabilities.attach, false);
   });
