@@ -204,10 +204,24 @@ describe('Jobs view and job commands', function () {
     const ref = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: file, profile: PROFILE, system: t.system, workingDirectory: home, partition: 'debug' });
     try {
       await waitFor('the job running', async () => (await client.job(t.system, ref.jobId)).stateClass === 'running', 60_000);
-      const uri = await vscode.commands.executeCommand<string>('firecrest.attachToJob', { ...ref, command: 'echo "inside $SLURM_JOB_ID"' });
-      assert.match(uri ?? '', /^firecrest:/);
-      const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
-      assert.equal(doc.getText(), `inside ${ref.jobId}\n[exit 0]\n`);
+      const once = await vscode.commands.executeCommand<{ output: string; exitCode?: number }>('firecrest.attachToJob', { ...ref, command: 'echo "inside $SLURM_JOB_ID"' });
+      assert.deepEqual({ output: once.output, exitCode: once.exitCode }, { output: `inside ${ref.jobId}\n`, exitCode: 0 });
+      const leftovers = async () => (await client.list(t.system, home, { showHidden: true })).filter((e) => e.name.startsWith(`.firecrest-attach-${ref.jobId}-`)).map((e) => e.name);
+      assert.deepEqual(await leftovers(), [], 'attach removes its output file');
+
+      // Interactive: a terminal where each line typed runs in the job.
+      const key = await vscode.commands.executeCommand<string>('firecrest.attachToJob', ref);
+      const term = async () => await vscode.commands.executeCommand<{ emitted: string; ran: number } | undefined>('firecrest.test.attachTerminal', key);
+      await waitFor('the attach terminal', async () => (await term())?.emitted.includes(`job ${ref.jobId}`));
+      const terminal = vscode.window.terminals.find((x) => x.name === `Attach: job ${ref.jobId}`);
+      assert.ok(terminal, 'a terminal named after the job');
+      terminal.sendText('echo "typed in $SLURM_JOB_ID"; false', true);
+      const seen = await waitFor('the first command run', async () => ((await term())?.ran ?? 0) >= 1 ? (await term())!.emitted : undefined, 60_000);
+      assert.ok(seen.includes(`typed in ${ref.jobId}\r\n`), seen);
+      assert.ok(seen.includes('[exit 1]'), `a failing status is shown: ${seen}`);
+      assert.deepEqual(await leftovers(), [], 'no output file left behind');
+      terminal.sendText('exit', true);
+      await waitFor('the terminal closed', async () => !vscode.window.terminals.includes(terminal));
     } finally {
       await client.cancelJob(t.system, ref.jobId).catch(() => undefined);
     }

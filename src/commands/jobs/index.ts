@@ -8,7 +8,7 @@ import { jobKey } from '../../common/jobRef';
 import type { ExtensionServices } from '../../common/services';
 import type { JobsViewControl } from '../../common/viewControls';
 import { registerCommand } from '../register';
-import { attachToJob } from './attachToJob';
+import { attachTerminals, attachToJob } from './attachToJob';
 import { trackBatchScriptContext } from './batchScriptContext';
 import { cancelJob } from './cancelJob';
 import { Followers, followJobOutput } from './followOutput';
@@ -27,8 +27,8 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
     trackBatchScriptContext(),
     vscode.workspace.registerTextDocumentContentProvider(JOB_DETAILS_SCHEME, new JobDetailsProvider(services)),
     registerCommand('firecrest.submitJob', log, (arg?: unknown) => submitJob(services, jobs, arg)),
-    // Asks again for everything the script leaves open (pre-filled with the last answers).
     registerCommand('firecrest.openExampleScript', log, (arg?: unknown) => openExampleScript(services, arg)),
+    // Asks again for everything the script leaves open (pre-filled with the last answers).
     registerCommand('firecrest.submitJobWithOptions', log, (arg?: unknown) => submitJob(services, jobs, { uri: arg instanceof vscode.Uri ? arg : undefined, ask: 'all' })),
     registerCommand('firecrest.followJobOutput', log, (arg?: unknown) => followJobOutput(services, followers, arg)),
     registerCommand('firecrest.openJobOutput', log, (arg?: unknown) => openJobOutput(services, 'stdout', arg)),
@@ -42,6 +42,10 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
   if (services.context.extensionMode !== vscode.ExtensionMode.Production) {
     disposables.push(
       vscode.commands.registerCommand('firecrest.test.jobsTree', () => jobs.snapshot()),
+      vscode.commands.registerCommand('firecrest.test.attachTerminal', (key: string) => {
+        const pty = attachTerminals.get(key);
+        return pty && { emitted: pty.emitted, ran: pty.ran };
+      }),
       vscode.commands.registerCommand('firecrest.test.jobsRefreshed', (timeoutMs = 30_000) => waitForRefresh(jobs, Number(timeoutMs))),
       vscode.commands.registerCommand('firecrest.test.followerOutput', async (arg: { profile?: string; system: string; jobId: string; stream?: string; wait?: boolean }) => {
         const key = `${jobKey({ profile: arg.profile ?? services.connections.defaultProfileName() ?? '', system: arg.system, jobId: arg.jobId })}\u0000${arg.stream ?? 'stdout'}`;
