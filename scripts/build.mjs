@@ -37,6 +37,7 @@ const SHARED = {
   'src/webviews/accounting/descriptor.ts': 'shared',
   'src/core/transfer/transferDeps.ts': 'shared',
   'src/webviews/transfers/descriptor.ts': 'shared',
+  'src/common/transferJobs.ts': 'shared',
   // The webview panel base, loaded with the first panel host (accounting or transfers).
   'src/webviews/panelHost.ts': 'webviews',
   'src/webviews/html.ts': 'webviews',

@@ -2,6 +2,7 @@
 # Installs the test host: code-server 4.100.3 (= VS Code 1.100.3, the last release that runs on
 # Node 20) into a cache outside the repository, and Debian's Chromium for Playwright to drive.
 # Idempotent: returns at once when everything is already there. Prints the code-server entry point.
+# Under a lock (flock on the cache folder); apt-get/dpkg/npm output goes to <cache>/install.log.
 set -euo pipefail
 
 CS_VERSION="${CODE_SERVER_VERSION:-4.100.3}"
@@ -14,15 +15,34 @@ PKGS=(build-essential python3 pkg-config libkrb5-dev libx11-dev libxkbfile-dev l
 
 log() { echo "[install-test-host] $*" >&2; }
 
+# One install at a time: two `npm start`s (or a start and a test run) wait for each other instead
+# of writing the same cache folder together.
+mkdir -p "$CACHE"
+exec 9>"$CACHE/.install.lock"
+if ! flock -n 9; then
+  log "another install into $CACHE is running; waiting for it"
+  flock 9
+fi
+# What apt-get, dpkg and npm print goes to a log file; the terminal gets one line per step, and
+# the log's tail when a step fails.
+LOG="$CACHE/install.log"
+quiet() {
+  if ! "$@" >>"$LOG" 2>&1; then
+    log "failed: $* (the last lines of $LOG follow)"
+    tail -n 30 "$LOG" >&2
+    exit 1
+  fi
+}
+
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
-  log "installing Debian packages: ${missing[*]}"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  log "installing Debian packages: ${missing[*]} (details in $LOG)"
+  quiet $SUDO apt-get update -qq
+  quiet $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 if [ -f "$ENTRY" ] && [ -f "$DIR/.complete" ]; then
@@ -45,7 +65,7 @@ cd "$DIR"
 [ -f package.json ] || echo '{"name":"firecrest-test-host","private":true}' > package.json
 # unsafe_perm: code-server's postinstall refuses root otherwise; yes: node-pty's postinstall runs
 # `npx node-gyp`, and a `yes=false` npmrc would roll the whole install back.
-npm_config_unsafe_perm=true npm_config_yes=true npm install --no-audit --no-fund --loglevel=error "code-server@$CS_VERSION" >&2
+quiet env npm_config_unsafe_perm=true npm_config_yes=true npm install --no-audit --no-fund --loglevel=error "code-server@$CS_VERSION"
 [ -f "$ENTRY" ] || { log "code-server entry point missing after install: $ENTRY"; exit 1; }
 touch "$DIR/.complete"
 echo "$ENTRY"

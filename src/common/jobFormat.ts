@@ -3,19 +3,9 @@
  * the tooltip share them with the tree.
  */
 import type { Job } from '../core/model';
+import { isTransferJob } from './transferJobs';
 
 export type JobGroup = 'running' | 'pending' | 'finished' | 'transfers';
-
-/**
- * Jobs the servers start for file operations (v2 transfer jobs, by the names the server gives
- * them; v1's internal transfer jobs by their default names): the extension's saves and uploads
- * start them, and they must not bury the user's own jobs.
- */
-const TRANSFER_JOB = /^(MoveFiles|CopyFiles|DeleteFiles|CompressFiles|ExtractFiles|IngressFileTransfer|EgressFileTransfer|(cp|mv|rsync|rm|compress|extract)-job)$/;
-
-export function isTransferJob(job: Pick<Job, 'name'>): boolean {
-  return TRANSFER_JOB.test(job.name);
-}
 
 export function groupOf(job: Job): JobGroup {
   if (isTransferJob(job)) return 'transfers';

@@ -27,6 +27,8 @@ export interface AccountingForm {
   partition: string;
   name: string;
   allUsers: boolean;
+  /** Include the servers' transfer jobs (MoveFiles, IngressFileTransfer, …); left out by default. */
+  transferJobs?: boolean;
 }
 
 /** One job of the result table: the columns only, times as epoch seconds. */

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { toCsv, csvField } from '../../src/webviews/accounting/csv';
 import { accountingToHost } from '../../src/webviews/accounting/messages';
-import { matchesForm, timeWindow, toAccountingQuery } from '../../src/webviews/accounting/query';
+import { matchesForm, stateInWords, timeWindow, toAccountingQuery, toRow } from '../../src/webviews/accounting/query';
 import type { AccountingForm, AccountingRow } from '../../src/webviews/protocol';
 import type { Job } from '../../src/core/model';
 import { jobsOverTime, nodeHoursBy, totalsByState } from '../../webview-ui/accounting/stats';
@@ -61,6 +61,11 @@ void describe('accounting query', () => {
     assert.ok(matchesForm(job, { ...form, state: 'failed', partition: 'debug' }));
     assert.ok(!matchesForm(job, { ...form, state: 'completed' }));
     assert.ok(!matchesForm(job, { ...form, partition: 'normal' }));
+    // The servers' transfer jobs are left out unless asked for, or named.
+    const move = { ...job, name: 'MoveFiles', partition: 'xfer' } as Job;
+    assert.ok(!matchesForm(move, form));
+    assert.ok(matchesForm(move, { ...form, transferJobs: true }));
+    assert.ok(matchesForm(move, { ...form, name: 'MoveFiles' }));
   });
 });
 
@@ -77,9 +82,24 @@ void describe('CSV export', () => {
     assert.equal(csvField(undefined), '');
     const csv = toCsv([row({ id: '7', name: 'x,"y"', exitCode: 3, submit: 0 })]);
     const [head, line] = csv.split('\r\n');
-    assert.equal(head, 'JobID,JobName,State,Partition,Account,User,NNodes,Submit,Start,End,ElapsedSeconds,ExitCode');
-    assert.equal(line, '7,"x,""y""",COMPLETED,,,,,1970-01-01T00:00:00.000Z,,,,3');
+    assert.equal(head, 'JobID,JobName,State,Submit,ExitCode');
+    assert.equal(line, '7,"x,""y""",COMPLETED,1970-01-01T00:00:00.000Z,3');
+    const full = toCsv([row({ id: '7', partition: 'debug', account: 'a', user: 'u', nodes: 1, submit: 0, start: 1, end: 2, elapsed: 1, exitCode: 0 }), row({ id: '8' })]).split('\r\n');
+    assert.equal(full[0], 'JobID,JobName,State,Partition,Account,User,NNodes,Submit,Start,End,ElapsedSeconds,ExitCode');
+    assert.equal(full[2], '8,job8,COMPLETED,,,,,,,,,', 'a row without a value keeps its empty cells');
     assert.ok(csv.endsWith('\r\n'));
+    // A column no row fills (v2 has no submit time) is left out; the first three always stay.
+    assert.equal(toCsv([row({ id: '8', exitCode: 0 })]).split('\r\n')[0], 'JobID,JobName,State,ExitCode');
+    assert.equal(toCsv([]).split('\r\n')[0], 'JobID,JobName,State');
+  });
+
+  void it('names the user who cancelled a job where it is the user, else says uid', () => {
+    const me = { id: '1001', name: 'alice' };
+    assert.equal(stateInWords('CANCELLED by 1001', me), 'CANCELLED by alice');
+    assert.equal(stateInWords('CANCELLED by 0', me), 'CANCELLED by uid 0');
+    assert.equal(stateInWords('CANCELLED by 1001'), 'CANCELLED by uid 1001');
+    assert.equal(stateInWords('COMPLETED', me), 'COMPLETED');
+    assert.equal(toRow({ id: '1', name: 'a', state: 'CANCELLED by 1001', stateClass: 'cancelled', isFinal: true }, me).state, 'CANCELLED by alice');
   });
 });
 

@@ -9,7 +9,7 @@ import { STATE_ORDER, formatHours, jobsOverTime, nodeHoursBy } from './stats';
 
 const W = 560;
 const H = 200;
-const PAD = { left: 36, right: 8, top: 8, bottom: 28 };
+const PAD = { left: 36, right: 8, top: 26, bottom: 28 };
 let ids = 0;
 
 function frame(title: string, description: string, height = H): { root: SVGSVGElement } {
@@ -22,6 +22,8 @@ function frame(title: string, description: string, height = H): { root: SVGSVGEl
     preserveAspectRatio: 'xMinYMin meet',
   });
   root.append(svg('title', { id: `${id}-title` }, title), svg('desc', { id: `${id}-desc` }, description));
+  // The title shown, not only announced.
+  root.append(svg('text', { x: 0, y: 14, class: 'chart-title', 'aria-hidden': 'true' }, title));
   return { root };
 }
 
@@ -44,22 +46,31 @@ function yAxis(root: SVGSVGElement, max: number, format: (v: number) => string):
 
 export function jobsOverTimeChart(rows: AccountingRow[]): SVGSVGElement {
   const { unit, buckets } = jobsOverTime(rows);
+  const day = (d: Date) => d.toLocaleDateString(undefined, { month: 'short', day: 'numeric' });
   const label = (t: number) => {
     const d = new Date(t * 1000);
-    return unit === 'hour' ? `${String(d.getHours()).padStart(2, '0')}:00` : `${d.getMonth() + 1}/${d.getDate()}`;
+    return unit === 'hour' ? `${day(d)} ${String(d.getHours()).padStart(2, '0')}:00` : day(d);
+  };
+  // Axis labels: hours carry their date where the day changes (and at the first label).
+  const tick = (t: number, previous: number | undefined) => {
+    const d = new Date(t * 1000);
+    if (unit === 'day') return day(d);
+    const hour = `${String(d.getHours()).padStart(2, '0')}:00`;
+    return previous === undefined || new Date(previous * 1000).getDate() !== d.getDate() ? `${day(d)} ${hour}` : hour;
   };
   const busiest = [...buckets].sort((a, b) => b.total - a.total)[0];
   const description = buckets.length
     ? `${rows.length} jobs in ${buckets.length} ${unit}s; busiest ${unit} ${label(busiest.start)} with ${busiest.total} jobs.`
     : 'No jobs with a submit time.';
-  const { root } = frame(`Jobs per ${unit} by state`, description);
+  const { root } = frame(`Jobs per ${unit} (submitted, else started), by state`, description);
   const max = niceMax(Math.max(0, ...buckets.map((b) => b.total)));
   yAxis(root, max, (v) => (Number.isInteger(v) ? String(v) : v.toFixed(1)));
   const plotW = W - PAD.left - PAD.right;
   const plotH = H - PAD.top - PAD.bottom;
   const slot = plotW / Math.max(1, buckets.length);
   const barW = Math.min(48, Math.max(2, slot * 0.7));
-  const labelEvery = Math.ceil(buckets.length / 8);
+  const labelEvery = Math.ceil(buckets.length / 6);
+  let labelled: number | undefined;
   buckets.forEach((b, i) => {
     const x = PAD.left + i * slot + (slot - barW) / 2;
     let y = PAD.top + plotH;
@@ -70,7 +81,10 @@ export function jobsOverTimeChart(rows: AccountingRow[]): SVGSVGElement {
       y -= hgt;
       root.append(svg('rect', { x, y, width: barW, height: hgt, class: `bar state-${state}` }, svg('title', {}, `${label(b.start)}: ${n} ${state}`)));
     }
-    if (i % labelEvery === 0) root.append(svg('text', { x: x + barW / 2, y: H - PAD.bottom + 16, class: 'axis', 'text-anchor': 'middle' }, label(b.start)));
+    if (i % labelEvery === 0) {
+      root.append(svg('text', { x: x + barW / 2, y: H - PAD.bottom + 16, class: 'axis', 'text-anchor': 'middle' }, tick(b.start, labelled)));
+      labelled = b.start;
+    }
   });
   return root;
 }

@@ -47,6 +47,7 @@ export function createQueryForm(on: { submit(): void; export(): void }): QueryFo
   const partition = el<ValueElement>('vscode-textfield', { placeholder: 'any' });
   const name = el<ValueElement>('vscode-textfield', { placeholder: 'any' });
   const allUsers = el<CheckElement>('vscode-checkbox', { label: 'All users' }, 'All users');
+  const transferJobs = el<CheckElement>('vscode-checkbox', { label: 'Transfer jobs' }, 'Transfer jobs');
   const run = el('vscode-button', { id: 'run' }, 'Query');
   const exportButton = el('vscode-button', { id: 'export', secondary: true, disabled: true }, 'Export CSV…');
   const dates = el('div', { class: 'dates' }, field('f-from', 'From', from), field('f-to', 'To', to));
@@ -65,7 +66,7 @@ export function createQueryForm(on: { submit(): void; export(): void }): QueryFo
     field('f-account', 'Account', account),
     field('f-partition', 'Partition', partition),
     field('f-name', 'Name', name),
-    el('div', { class: 'field check' }, allUsers),
+    el('div', { class: 'field check' }, allUsers, transferJobs),
     el('div', { class: 'actions' }, run, exportButton));
   // Enter in any text field runs the query, as in a native form.
   root.addEventListener('keydown', (e) => {
@@ -90,6 +91,7 @@ export function createQueryForm(on: { submit(): void; export(): void }): QueryFo
       partition: partition.value,
       name: name.value,
       allUsers: allUsers.checked,
+      transferJobs: transferJobs.checked,
     };
   };
 
@@ -103,6 +105,7 @@ export function createQueryForm(on: { submit(): void; export(): void }): QueryFo
     partition.value = f.partition;
     name.value = f.name;
     allUsers.checked = f.allUsers;
+    transferJobs.checked = f.transferJobs ?? false;
     const i = systemKeys.findIndex((k) => k.profile === f.profile && k.system === f.system);
     if (i >= 0) system.value = String(i);
     showDates();

@@ -47,6 +47,14 @@ export function jobTime(r: AccountingRow): number | undefined {
  * Jobs per hour when all fall within two days, per local day otherwise; empty buckets between the
  * first and last are kept so gaps show as gaps. At most `maxBuckets` (older ones are merged away).
  */
+/** The fewest slots the time axis shows: half a day of hours, a week of days. */
+const MIN_SLOTS = { hour: 12, day: 7 } as const;
+
+/**
+ * Jobs per hour (a span of up to two days) or per day, by state, as a time axis: empty slots are
+ * kept, and the axis covers at least MIN_SLOTS of its unit up to the newest job, so a handful of
+ * jobs within one hour still reads as a point in time, not as a lone undated bar.
+ */
 export function jobsOverTime(rows: AccountingRow[], maxBuckets = 60): { unit: 'hour' | 'day'; buckets: Bucket[] } {
   const times = rows.map(jobTime).filter((t): t is number => t !== undefined);
   if (!times.length) return { unit: 'day', buckets: [] };
@@ -65,9 +73,16 @@ export function jobsOverTime(rows: AccountingRow[], maxBuckets = 60): { unit: 'h
     else d.setDate(d.getDate() + 1);
     return Math.floor(d.getTime() / 1000);
   };
+  const back = (t: number, n: number) => {
+    const d = new Date(t * 1000);
+    if (unit === 'hour') d.setHours(d.getHours() - n);
+    else d.setDate(d.getDate() - n);
+    return Math.floor(d.getTime() / 1000);
+  };
   const buckets: Bucket[] = [];
   const index = new Map<number, Bucket>();
-  for (let t = floor(min); t <= max; t = next(t)) {
+  const first = Math.min(floor(min), back(floor(max), MIN_SLOTS[unit] - 1));
+  for (let t = first; t <= max; t = next(t)) {
     const b: Bucket = { start: t, counts: new Map(), total: 0 };
     buckets.push(b);
     index.set(t, b);

@@ -10,7 +10,8 @@ import { jobKey, type JobRef } from '../../common/jobRef';
 import type { RefreshRun } from '../../common/refreshScheduler';
 import type { ConnectionService } from '../../common/services';
 import type { JobsFilter } from '../../common/viewControls';
-import { groupOf, isTransferJob, type JobGroup } from '../../common/jobFormat';
+import { groupOf, type JobGroup } from '../../common/jobFormat';
+import { isTransferJob } from '../../common/transferJobs';
 import { isPassing } from '../../common/failureKinds';
 
 export interface SystemJobs {

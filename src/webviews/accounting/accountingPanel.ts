@@ -115,7 +115,9 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
       const client = await this.services.connections.client(form.profile);
       const started = Date.now();
       const jobs = await client.accounting(form.system, { ...query, signal: ctl.signal });
-      const rows: AccountingRow[] = jobs.filter((j) => matchesForm(j, form)).map(toRow);
+      // Who cancelled a job is a uid: the user's own is shown by name.
+      const me = jobs.some((j) => / by \d+$/.test(j.state)) ? (await client.userInfo(form.system, { signal: ctl.signal }).catch(() => undefined))?.user : undefined;
+      const rows: AccountingRow[] = jobs.filter((j) => matchesForm(j, form)).map((j) => toRow(j, me));
       this.log.info(`${form.profile}/${form.system}: ${rows.length} of ${jobs.length} job(s) in ${Date.now() - started} ms`);
       // API v2 has no accounting route: its job listing looks back 7 days at most (time_window).
       const limit = client.apiVersion === 'v2' && query.startTime !== undefined && query.startTime < Date.now() / 1000 - V2_LOOKBACK_S
@@ -145,7 +147,9 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
     try {
       await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(toCsv(rows)));
       this.log.info(`exported ${rows.length} row(s) to ${target.toString(true)}`);
-      await this.post({ type: 'exported', requestId, path: target.scheme === 'file' ? target.fsPath : target.toString(true) });
+      const shown = target.scheme === 'file' ? target.fsPath : target.toString(true);
+      await this.post({ type: 'exported', requestId, path: shown });
+      void vscode.window.showInformationMessage(`Exported ${rows.length} job(s) to ${shown}.`, 'Open').then((pick) => pick === 'Open' && vscode.commands.executeCommand('vscode.open', target));
     } catch (e) {
       await this.post({ type: 'exported', requestId, error: e instanceof Error ? e.message : String(e) });
     }

@@ -31,8 +31,10 @@ export function csvField(v: string | number | undefined): string {
   return /[",\r\n]/.test(safe) || safe !== safe.trim() ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
+/** The rows as CSV; a column no row fills (Submit on API v2, which has no submit time) is left out. */
 export function toCsv(rows: AccountingRow[]): string {
-  const lines = [COLUMNS.map(([h]) => h).join(',')];
-  for (const r of rows) lines.push(COLUMNS.map(([, get]) => csvField(get(r))).join(','));
+  const columns = COLUMNS.filter(([h, get]) => ['JobID', 'JobName', 'State'].includes(h) || rows.some((r) => get(r) !== undefined));
+  const lines = [columns.map(([h]) => h).join(',')];
+  for (const r of rows) lines.push(columns.map(([, get]) => csvField(get(r))).join(','));
   return lines.join('\r\n') + '\r\n';
 }

@@ -20,6 +20,7 @@ const form = z.strictObject({
   partition: text(200),
   name: text(500),
   allUsers: z.boolean(),
+  transferJobs: z.boolean().optional(),
 });
 
 export const accountingToHost: z.ZodType<AccountingToHost> = z.discriminatedUnion('type', [

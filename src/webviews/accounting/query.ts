@@ -5,6 +5,7 @@
  */
 import type { AccountingQuery } from '../../core/api';
 import type { Job } from '../../core/model';
+import { isTransferJob } from '../../common/transferJobs';
 import type { AccountingForm, AccountingRow } from '../protocol';
 
 const DAY = 86_400;
@@ -56,17 +57,30 @@ export function toAccountingQuery(form: AccountingForm, now = Date.now()): Accou
 
 /** Filters the API cannot apply (no state or partition parameter on either version). */
 export function matchesForm(job: Job, form: AccountingForm): boolean {
+  // The servers' transfer jobs only when asked for (or named in the name filter).
+  if (!form.transferJobs && isTransferJob(job) && form.name.trim() !== job.name) return false;
   if (form.state && job.stateClass !== form.state) return false;
   const partition = form.partition.trim();
   if (partition && !(job.partition ?? '').split(',').includes(partition)) return false;
   return true;
 }
 
-export function toRow(j: Job): AccountingRow {
+/**
+ * Slurm's `CANCELLED by <uid>` in words: the user's own name for their own uid (`me`), else
+ * `uid <n>` (a uid alone reads like a count). Other states unchanged.
+ */
+export function stateInWords(state: string, me?: { id: string; name: string }): string {
+  const m = /^(\S+) by (\d+)$/.exec(state);
+  if (!m) return state;
+  return `${m[1]} by ${me && me.id === m[2] ? me.name : `uid ${m[2]}`}`;
+}
+
+/** `me`: the user, so that `CANCELLED by <uid>` names them. */
+export function toRow(j: Job, me?: { id: string; name: string }): AccountingRow {
   return {
     id: j.id,
     name: j.name,
-    state: j.state,
+    state: stateInWords(j.state, me),
     stateClass: j.stateClass,
     partition: j.partition,
     account: j.account,
