@@ -3,6 +3,7 @@
  * the tooltip share them with the tree.
  */
 import type { Job } from '../core/model';
+import { explainPendingReason } from './pendingReasons';
 import { isTransferJob } from './transferJobs';
 
 export type JobGroup = 'running' | 'pending' | 'finished' | 'transfers';
@@ -119,9 +120,16 @@ export function jobTooltip(job: Job, system: string, nowSeconds = Date.now() / 1
     `${escapeCell(job.state)}: ${escapeCell(describeJob(job, nowSeconds))}`,
     where && escapeCell(where),
     job.workingDirectory && `in \`${job.workingDirectory.replace(/`/g, "'")}\``,
+    pendingText(job),
     '*Show Job Details* for everything.',
   ].filter(Boolean);
   return lines.join('  \n');
+}
+
+/** A pending job's reason in words, with what to do (Markdown), or undefined. */
+function pendingText(job: Job): string | undefined {
+  const e = job.isFinal ? undefined : explainPendingReason(job.reason);
+  return e && `*Waiting:* ${escapeCell(e.why)}${e.advice ? ` ${escapeCell(e.advice.replace(/<jobid>/g, job.id))}` : ''}`;
 }
 
 export function jobMarkdownTable(job: Job, system: string): string {
@@ -130,7 +138,7 @@ export function jobMarkdownTable(job: Job, system: string): string {
     ['Name', job.name],
     ['System', system],
     ['State', job.state],
-    ['Reason', job.reason],
+    ['Reason', job.reason && [job.reason, explainPendingReason(job.reason)?.why].filter(Boolean).join(': ')],
     ['Exit code', job.exitCode],
     ['Signal', job.signal],
     ['User', job.user],

@@ -1,7 +1,8 @@
 /**
  * The Jobs tree as a user sees it, with one running and one finished job (submitted through the
  * client core so the screenshot does not wait for typing), grouped by state with their
- * descriptions (elapsed / limit, exit code). Screenshot in test-results/.
+ * descriptions (elapsed / limit, exit code); the servers' transfer jobs in their Transfers group;
+ * a job's details rendered. Screenshots in test-results/.
  */
 import * as assert from 'node:assert/strict';
 import { createClient, type FirecrestClient } from '../../src/core/index';
@@ -29,6 +30,9 @@ describe('Jobs view (UI)', () => {
     for (const deadline = Date.now() + 60_000; (await client.job(system, done)).exitCode === undefined; await new Promise((r) => setTimeout(r, 1000))) {
       if (Date.now() > deadline) throw new Error(`job ${done} has no exit code 60 s after it completed`);
     }
+    // A copy on the cluster is a transfer job of the server's (CopyFiles): listed in its own group.
+    await client.uploadSmall(system, home, 'ui-copy-source.txt', new TextEncoder().encode('copied by the UI test\n'));
+    await client.copy(system, `${home}/ui-copy-source.txt`, `${home}/ui-copy-target.txt`, { overallTimeoutMs: 120_000 });
     running = await client.submitJob(system, { script: '#!/bin/bash\nsleep 300\n', workingDirectory: home, name: 'ui-running', partition: 'debug' });
     // On a busy node the job can pend for a while: the screenshot is of a job that really runs.
     for (const deadline = Date.now() + 120_000; ; await new Promise((r) => setTimeout(r, 1000))) {
@@ -67,5 +71,24 @@ describe('Jobs view (UI)', () => {
     assert.match(await runningRow.innerText(), /\d+:\d\d \/ /);
     await runningRow.hover();
     await screenshot(page, 'jobs-tree-running-finished', page.locator('.part.sidebar'));
+
+    // Show Job Details: rendered (the Markdown preview), not Markdown text.
+    await finishedRow.click({ button: 'right' });
+    const item = page.locator('.context-view .action-item').filter({ hasText: 'Show Job Details' }).first();
+    await item.hover();
+    await page.keyboard.press('Enter');
+    const preview = page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
+    await preview.locator('h1', { hasText: `Job ${done}: ui-finished` }).first().waitFor({ timeout: 30_000 });
+    await screenshot(page, 'job-details-rendered');
+
+    // The server's transfer jobs sit apart, in a collapsed Transfers group (below the finished
+    // jobs: those are folded first, as the tree draws only the rows in view).
+    await finishedGroup.click();
+    const transfers = body.locator('.monaco-list-row', { hasText: /^Transfers/ }).first();
+    await transfers.waitFor({ timeout: 30_000 });
+    assert.equal(await transfers.getAttribute('aria-expanded'), 'false', 'the Transfers group starts collapsed');
+    await transfers.click();
+    await body.locator('.monaco-list-row', { hasText: 'CopyFiles' }).first().waitFor({ timeout: 30_000 });
+    await screenshot(page, 'jobs-tree-transfers', page.locator('.part.sidebar'));
   });
 });

@@ -247,8 +247,11 @@ export class JobsModel implements vscode.Disposable {
       const group = groupOf(job);
       if (group !== 'transfers' || !hide) groups[group].push(job);
     }
-    // Newest endings first: the job that just finished is the one the user looks for.
-    groups.finished.sort((a, b) => (b.endTime ?? 0) - (a.endTime ?? 0) || Number(b.id) - Number(a.id));
+    // Newest first: the job that just finished (or the transfer just started) is the one looked for.
+    // (A transfer still running has no end yet: it counts as the newest.)
+    const newest = (unended: number) => (a: Job, b: Job): number => (b.endTime ?? unended) - (a.endTime ?? unended) || Number(b.id) - Number(a.id);
+    groups.finished.sort(newest(0));
+    groups.transfers.sort(newest(Number.MAX_SAFE_INTEGER));
     return { ...s, groups };
   }
 
