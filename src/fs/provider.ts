@@ -83,11 +83,11 @@ export class FirecrestFileSystemProvider implements vscode.FileSystemProvider, v
   }
 
   readFile(uri: vscode.Uri): Promise<Uint8Array> {
-    return this.run('readFile', uri, (u) => this.core.readFile(u));
+    return whenSlow(`Reading ${uri.path.slice(uri.path.lastIndexOf('/') + 1)} from the cluster…`, this.run('readFile', uri, (u) => this.core.readFile(u)));
   }
 
   writeFile(uri: vscode.Uri, content: Uint8Array, options: { readonly create: boolean; readonly overwrite: boolean }): Promise<void> {
-    return this.run('writeFile', uri, (u) => this.core.writeFile(u, content, options));
+    return whenSlow(`Saving ${uri.path.slice(uri.path.lastIndexOf('/') + 1)} to the cluster…`, this.run('writeFile', uri, (u) => this.core.writeFile(u, content, options)));
   }
 
   createDirectory(uri: vscode.Uri): Promise<void> {
@@ -165,4 +165,11 @@ export class FirecrestFileSystemProvider implements vscode.FileSystemProvider, v
       if (batch.length > 0) this.emitter.fire(batch);
     }, 5);
   }
+}
+
+/** After SLOW_MS without an end, `work` shows in the status bar (an editor waiting on a slow or paused server says why). */
+const SLOW_MS = 1500;
+function whenSlow<T>(title: string, work: Promise<T>): Promise<T> {
+  const t = setTimeout(() => void vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title }, () => work.then(() => undefined, () => undefined)), SLOW_MS);
+  return work.finally(() => clearTimeout(t));
 }

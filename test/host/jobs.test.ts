@@ -229,6 +229,8 @@ describe('Jobs view and job commands', function () {
 
   it('explains why a pending job waits, in its details (BeginTime)', async function () {
     this.timeout(120_000);
+    // v1's queue listing (squeue through the API) carries no pending reason.
+    if (t.apiVersion === 'v1') return this.skip();
     const file = join(dir, `later-${tag}.sh`);
     writeFileSync(file, `#!/bin/bash\n#SBATCH --job-name=fc-later-${tag}\n#SBATCH --begin=now+3600\n#SBATCH --time=00:01:00\ntrue\n`);
     const ref = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: file, profile: PROFILE, system: t.system, workingDirectory: home, partition });
