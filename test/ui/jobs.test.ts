@@ -80,6 +80,9 @@ describe('Jobs view (UI)', () => {
     const preview = page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
     await preview.locator('h1', { hasText: `Job ${done}: ui-finished` }).first().waitFor({ timeout: 30_000 });
     await screenshot(page, 'job-details-rendered');
+    // A preview (a webview) left open keeps the keyboard from the suites that follow.
+    await runCommand(page, 'View: Close All Editors');
+    await page.locator('.tabs-container .tab').filter({ hasText: `${done}.md` }).waitFor({ state: 'detached', timeout: 15_000 });
 
     // The server's transfer jobs sit apart, in a collapsed Transfers group (below the finished
     // jobs: those are folded first, as the tree draws only the rows in view).

@@ -50,6 +50,8 @@ describe('workbench shell', () => {
     await page.locator('.tabs-container .tab').filter({ hasText: 'hello.sbatch' }).first().waitFor({ timeout: 30_000 });
     await page.locator('.editor-instance .view-lines').filter({ hasText: '#SBATCH --job-name=hello' }).first().waitFor({ timeout: 30_000 });
     await screenshot(page, 'walkthrough-hello');
+    await runCommand(page, 'View: Close All Editors');
+    await page.locator('.tabs-container .tab').filter({ hasText: 'Walkthrough' }).waitFor({ state: 'detached', timeout: 15_000 });
   });
 });
 

@@ -59,7 +59,11 @@ export function statusBarItem(page: Page): Locator {
 /** Runs a command from the palette by its title, e.g. `FirecREST: Show Log`. */
 export async function runCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
+  // The command center (title bar) opens the palette wherever the keyboard focus is (a webview
+  // or a closed dialog may hold it, and F1 then goes nowhere); F1 where there is none.
+  const center = page.locator('.command-center .command-center-center').first();
+  if (await center.isVisible()) await center.click();
+  else await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
   await input.waitFor();
   await input.fill(`>${title}`);
