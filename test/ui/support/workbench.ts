@@ -59,11 +59,9 @@ export function statusBarItem(page: Page): Locator {
 /** Runs a command from the palette by its title, e.g. `FirecREST: Show Log`. */
 export async function runCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press('Escape');
-  // The command center (title bar) opens the palette wherever the keyboard focus is (a webview
-  // or a closed dialog may hold it, and F1 then goes nowhere); F1 where there is none.
-  const center = page.locator('.command-center .command-center-center').first();
-  if (await center.isVisible()) await center.click();
-  else await page.keyboard.press('F1');
+  // F1, not the title bar's command center: that opens Quick Open in file mode first, which
+  // caches the workspace's file list, and a file written later is then missing from Ctrl+P.
+  await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
   await input.waitFor();
   await input.fill(`>${title}`);
