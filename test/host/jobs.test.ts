@@ -227,28 +227,6 @@ describe('Jobs view and job commands', function () {
     }
   });
 
-  it('explains why a pending job waits, in its details (BeginTime)', async function () {
-    this.timeout(120_000);
-    // v1's queue listing (squeue through the API) carries no pending reason.
-    if (t.apiVersion === 'v1') return this.skip();
-    const file = join(dir, `later-${tag}.sh`);
-    writeFileSync(file, `#!/bin/bash\n#SBATCH --job-name=fc-later-${tag}\n#SBATCH --begin=now+3600\n#SBATCH --time=00:01:00\ntrue\n`);
-    const ref = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: file, profile: PROFILE, system: t.system, workingDirectory: home, partition });
-    try {
-      const job = await waitFor('the job pending with a reason', async () => {
-        const j = await client.job(t.system, ref.jobId).catch(() => undefined);
-        return j?.stateClass === 'pending' && j.reason && j.reason !== 'None' ? j : undefined;
-      }, 60_000);
-      if (job.reason !== 'BeginTime') return this.skip(); // a scheduler without --begin
-      const uri = await vscode.commands.executeCommand<string>('firecrest.showJobDetails', ref);
-      const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
-      assert.match(doc.getText(), /BeginTime: It was submitted with a start time \(--begin\) that has not come yet\./);
-      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    } finally {
-      await client.cancelJob(t.system, ref.jobId).catch(() => undefined);
-    }
-  });
-
   it('opens hello.sbatch for the walkthrough: written once where it is missing, never overwritten', async () => {
     const open = async () => vscode.Uri.parse(await vscode.commands.executeCommand<string>('firecrest.openExampleScript', { profile: PROFILE, system: t.system }));
     const text = async (path: string) => new TextDecoder().decode(await client.downloadSmall(t.system, path));
