@@ -27,12 +27,19 @@ const LAZY = {
   'src/webviews/accounting/accountingPanel.ts': 'accounting',
   // The Transfer Centre panel host and its message schemas. First used when the panel opens or is restored.
   'src/webviews/transfers/transfersPanel.ts': 'transfers',
+  // Search on Cluster's job script, output parser and poll loop. First used by a search.
+  'src/core/search/clusterSearch.ts': 'search',
 };
 /** Module or package -> bundle, for what several bundles import. */
 const SHARED = {
   // Loaded with the entry: small, and needed by activation anyway.
   'src/core/errors.ts': 'shared',
   'src/core/http/redact.ts': 'shared',
+  // A cancellable wait: the client's retries and Search on Cluster's polls.
+  'src/core/http/sleep.ts': 'shared',
+  // Follow Output (entry) and Search on Cluster (search) read by byte offset; attach and search quote.
+  'src/core/offsetReader.ts': 'shared',
+  'src/core/shellQuote.ts': 'shared',
   'src/common/lifecycle.ts': 'shared',
   'src/webviews/accounting/descriptor.ts': 'shared',
   'src/core/transfer/transferDeps.ts': 'shared',

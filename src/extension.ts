@@ -26,6 +26,7 @@ import { FirecrestFileSystemProvider } from './fs/provider';
 import { registerFileSystem } from './fs/register';
 import { stagedLargeFiles } from './fs/stagedLargeFiles';
 import { registerSbatch } from './sbatch/register';
+import { registerSearch } from './search/register';
 import { registerAccounting } from './webviews/accounting/register';
 import { registerTransfers } from './webviews/transfers/register';
 
@@ -65,6 +66,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   context.subscriptions.push(registerTransfers(services, transferEvents, () => uploadResume.list()));
   context.subscriptions.push(registerSbatch(services));
   context.subscriptions.push(registerAccounting(services));
+  context.subscriptions.push(registerSearch(services));
 
   const activationMs = performance.now() - started;
   // The client, the accounting panel and zod are bundles of their own that nothing above may load.

@@ -8,7 +8,7 @@ import type { ExtensionServices } from '../../common/services';
 import { NotFoundError } from '../../core/errors';
 import { FIRECREST_SCHEME, FirecrestUri } from '../../core/uri';
 import { pickProfile, pickSystem } from './pickers';
-import { homeDirectory } from './submitPrompts';
+import { homeDirectory } from '../../common/homeDirectory';
 
 const NAME = 'hello.sbatch';
 

@@ -17,7 +17,8 @@ import { FIRECREST_SCHEME, FirecrestUri } from '../../core/uri';
 import { announceSubmitted } from './announceSubmitted';
 import { pickProfile, pickSystem } from './pickers';
 import { SubmitMemory, type SubmitAnswers } from './submitMemory';
-import { askAccount, askPartition, askReservation, askWorkingDirectory, homeDirectory } from './submitPrompts';
+import { homeDirectory } from '../../common/homeDirectory';
+import { askAccount, askPartition, askReservation, askWorkingDirectory } from './submitPrompts';
 import { explainSbatchRefusal } from '../../common/sbatchRefusals';
 
 export interface SubmitArgs {

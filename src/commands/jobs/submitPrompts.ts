@@ -4,7 +4,6 @@
  */
 import * as vscode from 'vscode';
 import type { FirecrestApi } from '../../core/api';
-import type { ExtensionServices } from '../../common/services';
 import type { Reservation } from '../../core/model';
 
 const SCHEDULER_DEFAULT = '(scheduler default)';
@@ -18,20 +17,6 @@ export function reservationAccess(r: Reservation, me: { user: string; accounts: 
   const accounts = r.accounts ?? [];
   if (!me || (users.length === 0 && accounts.length === 0)) return 'unknown';
   return users.includes(me.user) || accounts.some((a) => me.accounts.includes(a)) ? 'allowed' : 'denied';
-}
-
-/** `<default work dir filesystem>/<user>` when that exists, else the filesystem itself. */
-export async function homeDirectory(services: ExtensionServices, client: FirecrestApi, profile: string, system: string): Promise<string> {
-  const sys = (await services.connections.systems(profile)).find((s) => s.name === system);
-  const base = sys?.fileSystems.find((f) => f.defaultWorkDir)?.path ?? sys?.fileSystems[0]?.path ?? '/';
-  try {
-    const user = (await client.userInfo(system)).user.name;
-    const home = `${base.replace(/\/+$/, '')}/${user}`;
-    await client.stat(system, home);
-    return home;
-  } catch {
-    return base;
-  }
 }
 
 export async function askWorkingDirectory(initial: string): Promise<string | undefined> {

@@ -1,0 +1,279 @@
+/**
+ * Search on Cluster: the command, the one running search, and the Cluster Search view. A new
+ * search cancels the one before; so does Cancel, and the view staying closed for a minute. The
+ * search's job and files are the core's business (src/core/search); this part asks, shows and
+ * opens.
+ */
+import * as vscode from 'vscode';
+import type { FirecrestClient } from '../core/client';
+import type { Partition } from '../core/model';
+import type { SearchSummary } from '../core/search/clusterSearch';
+import { FIRECREST_SCHEME, FirecrestUri } from '../core/uri';
+import { registerCommand, reportError } from '../common/commandWrapper';
+import { homeDirectory } from '../common/homeDirectory';
+import type { ExtensionServices } from '../common/services';
+import { SearchResultsView } from './resultsView';
+import { askSearch, EMPTY_SEARCH, globList, type SearchBoxState } from './searchBox';
+
+const LAST_KEY = 'firecrest.search.last';
+/** A running search whose view stays closed this long is cancelled. */
+const HIDDEN_CANCEL_MS = 60_000;
+/** Names that mark a partition for data movement; such a partition runs searches by default. */
+const DATA_PARTITION = /^(xfer|transfer|datamover|data-?mover|dm|io)$/i;
+
+interface SearchSettings {
+  partition: string;
+  maxResults: number;
+  maxFileSizeMB: number;
+  timeLimitMinutes: number;
+  queueWaitSeconds: number;
+  tool: 'auto' | 'grep' | 'rg';
+}
+
+function settings(): SearchSettings {
+  const c = vscode.workspace.getConfiguration('firecrest.search');
+  return {
+    partition: c.get<string>('partition', '').trim(),
+    maxResults: Math.max(1, c.get<number>('maxResults', 10_000)),
+    maxFileSizeMB: Math.max(0.001, c.get<number>('maxFileSizeMB', 16)),
+    timeLimitMinutes: Math.max(1, c.get<number>('timeLimitMinutes', 10)),
+    queueWaitSeconds: Math.max(5, c.get<number>('queueWaitSeconds', 60)),
+    tool: c.get<'auto' | 'grep' | 'rg'>('tool', 'auto'),
+  };
+}
+
+/** The partition a search runs in: the setting, else one named for data movement, else the scheduler's default. */
+export function searchPartition(setting: string, partitions: Partition[]): string | undefined {
+  if (setting) return setting;
+  return partitions.find((p) => DATA_PARTITION.test(p.name))?.name;
+}
+
+interface Running {
+  ac: AbortController;
+  done: Promise<SearchSummary | undefined>;
+}
+
+export function registerSearch(services: ExtensionServices): vscode.Disposable {
+  const log = services.log.withTag('search');
+  const view = new SearchResultsView();
+  let running: Running | undefined;
+  let last: { ref: FirecrestUri; state: SearchBoxState } | undefined;
+  let hiddenTimer: NodeJS.Timeout | undefined;
+  /** Counts searches; a search that is not the newest leaves the view alone (the newest owns it). */
+  let generation = 0;
+
+  const setRunning = (on: boolean) => void vscode.commands.executeCommand('setContext', 'firecrest.search.running', on);
+
+  function cancel(reason?: string): void {
+    if (!running) return;
+    running.ac.abort();
+    running = undefined;
+    setRunning(false);
+    if (reason) view.setMessage(reason);
+  }
+
+  async function run(ref: FirecrestUri, state: SearchBoxState): Promise<SearchSummary | undefined> {
+    cancel();
+    last = { ref, state };
+    await services.context.workspaceState.update(LAST_KEY, state);
+    const ac = new AbortController();
+    const done = execute(ref, state, ac);
+    running = { ac, done };
+    setRunning(true);
+    return done.finally(() => {
+      if (running?.ac === ac) {
+        running = undefined;
+        setRunning(false);
+      }
+    });
+  }
+
+  async function execute(ref: FirecrestUri, state: SearchBoxState, ac: AbortController): Promise<SearchSummary | undefined> {
+    const s = settings();
+    const mine = ++generation;
+    const current = () => mine === generation;
+    view.reset({ ref, query: state.pattern });
+    void vscode.commands.executeCommand('firecrest.search.focus');
+    const where = `${ref.system}:${ref.path}`;
+    view.setMessage(vscode.l10n.t('Submitting the search job on {0}…', ref.system));
+    const started = Date.now();
+    let phase: 'submitting' | 'queued' | 'running' | 'finishing' = 'submitting';
+    let phaseSince = started;
+    let filesSearched: number | undefined;
+    let partition: string | undefined;
+    let jobId = '';
+    let asking = false;
+    /** How long in the queue before the user is asked whether to wait; doubles after each "Keep Waiting". */
+    let askAfterMs = s.queueWaitSeconds * 1000;
+    const secs = (ms: number) => Math.round(ms / 1000);
+    const status = () => {
+      const { matches, files } = view.counts;
+      if (phase === 'queued') {
+        return vscode.l10n.t('Job {0} waits in the queue{1} for {2} s…', jobId, partition ? ` (${partition})` : '', secs(Date.now() - phaseSince));
+      }
+      const searched = filesSearched !== undefined ? vscode.l10n.t(', {0} files searched', filesSearched.toLocaleString()) : '';
+      return vscode.l10n.t('Searching… {0} results in {1} files{2} · {3} s', matches.toLocaleString(), files.toLocaleString(), searched, secs(Date.now() - started));
+    };
+    const ticker = setInterval(() => {
+      if (phase === 'submitting' || !current()) return;
+      view.setMessage(status());
+      if (phase === 'queued' && !asking && Date.now() - phaseSince > askAfterMs) {
+        asking = true;
+        void askAboutQueue();
+      }
+    }, 1000);
+    const askAboutQueue = async () => {
+      const keep = vscode.l10n.t('Keep Waiting');
+      const stop = vscode.l10n.t('Cancel Search');
+      const pick = await vscode.window.showWarningMessage(
+        vscode.l10n.t('The search job {0} has waited {1} s in the queue{2} without starting. Keep waiting, or cancel the search? (firecrest.search.partition chooses where searches run.)', jobId, secs(Date.now() - phaseSince), partition ? ` of ${partition}` : ''),
+        keep,
+        stop,
+      );
+      if (pick === stop && !ac.signal.aborted && running?.ac === ac) cancel(vscode.l10n.t('Cancelled: the job did not start.'));
+      else if (pick === keep) {
+        askAfterMs *= 2;
+        asking = false;
+      }
+    };
+    try {
+      const client: FirecrestClient = await services.connections.client(ref.profile);
+      const profile = ref.profile ?? services.connections.defaultProfileName() ?? '';
+      const [home, partitions] = await Promise.all([
+        homeDirectory(services, client, profile, ref.system),
+        s.partition ? Promise.resolve([]) : client.partitions(ref.system, { signal: ac.signal }).catch(() => []),
+      ]);
+      partition = searchPartition(s.partition, partitions);
+      log.info(`searching ${where} (partition ${partition ?? 'default'}, tool ${s.tool})`);
+      // The job script, parser and poll loop are a bundle of their own, loaded by the first search.
+      const { searchOnCluster } = await import('../core/search/clusterSearch.js');
+      const summary = await searchOnCluster(client, ref.system, {
+        root: ref.path,
+        pattern: state.pattern,
+        regex: state.regex,
+        matchCase: state.matchCase,
+        wholeWord: state.wholeWord,
+        include: globList(state.include),
+        exclude: globList(state.exclude),
+        maxResults: s.maxResults,
+        maxFileSize: Math.round(s.maxFileSizeMB * 1024 * 1024),
+      }, {
+        signal: ac.signal,
+        scratchDir: `${home.replace(/\/+$/, '')}/.firecrest-vscode/search`,
+        workingDirectory: home,
+        partition,
+        timeLimitMinutes: s.timeLimitMinutes,
+        tool: s.tool,
+        onSubmitted: (id) => { jobId = id; log.info(`search job ${id} submitted`); },
+        onPhase: (p) => { phase = p; phaseSince = Date.now(); if (current()) view.setMessage(status()); },
+        onMatches: (m) => { if (current()) view.add(m); },
+        onFilesSearched: (n) => { filesSearched = n; },
+      });
+      if (!current()) return summary;
+      view.flushNow();
+      const { matches, files } = view.counts;
+      const took = ((Date.now() - started) / 1000).toFixed(1);
+      let message = matches === 0
+        ? vscode.l10n.t('No results in {0} ({1} s).', ref.path, took)
+        : vscode.l10n.t('{0} results in {1} files ({2} s).', matches.toLocaleString(), files.toLocaleString(), took);
+      if (summary.filesSearched !== undefined) message += ` ${vscode.l10n.t('{0} files searched.', summary.filesSearched.toLocaleString())}`;
+      if (summary.capped) message = vscode.l10n.t('Stopped at {0} results, the limit set by firecrest.search.maxResults. Narrow the search to see the rest.', matches.toLocaleString());
+      if (summary.warnings.length) {
+        message += ` ${vscode.l10n.t('{0} files or folders could not be read (see the log).', summary.warnings.length)}`;
+        for (const w of summary.warnings) log.warn(`search ${where}: ${w}`);
+      }
+      view.setMessage(message);
+      log.info(`search ${where}: ${matches} results, ${summary.requests} requests, ${summary.bytesFetched} bytes of output, tool ${summary.tool ?? '?'}`);
+      return summary;
+    } catch (e) {
+      if (!current()) return undefined;
+      view.flushNow();
+      if (ac.signal.aborted) {
+        if (!view.view.message?.startsWith(vscode.l10n.t('Cancelled'))) view.setMessage(vscode.l10n.t('Cancelled.'));
+        return undefined;
+      }
+      view.setMessage(vscode.l10n.t('The search failed: {0}', e instanceof Error ? e.message : String(e)));
+      reportError(log, 'Search on Cluster', e);
+      return undefined;
+    } finally {
+      clearInterval(ticker);
+    }
+  }
+
+  async function pickFolder(arg: unknown): Promise<FirecrestUri | undefined> {
+    if (arg instanceof vscode.Uri && arg.scheme === FIRECREST_SCHEME) return FirecrestUri.parse(arg);
+    if (typeof arg === 'string' && arg.startsWith(`${FIRECREST_SCHEME}:`)) return FirecrestUri.parse(arg);
+    const remote = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === FIRECREST_SCHEME);
+    if (remote.length === 1) return FirecrestUri.parse(remote[0].uri);
+    if (remote.length > 1) {
+      const pick = await vscode.window.showQuickPick(remote.map((f) => ({ label: f.name, description: f.uri.toString(true), folder: f })), { title: vscode.l10n.t('Search on Cluster: which folder?') });
+      return pick ? FirecrestUri.parse(pick.folder.uri) : undefined;
+    }
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const value = await vscode.window.showInputBox({
+      title: vscode.l10n.t('Search on Cluster: folder'),
+      prompt: vscode.l10n.t('The remote folder to search, as a {0}:// URI', FIRECREST_SCHEME),
+      value: active?.scheme === FIRECREST_SCHEME ? FirecrestUri.parse(active).dirname.toUri().toString(true) : `${FIRECREST_SCHEME}://`,
+      ignoreFocusOut: true,
+      validateInput: (v) => {
+        try {
+          FirecrestUri.parse(v.trim());
+          return undefined;
+        } catch {
+          return vscode.l10n.t('A {0}:// URI, e.g. {0}://daint/home/alice/project', FIRECREST_SCHEME);
+        }
+      },
+    });
+    return value === undefined ? undefined : FirecrestUri.parse(value.trim());
+  }
+
+  /** The editor's selection (one line) as the text to find, else the last search's. */
+  function initialState(): SearchBoxState {
+    const saved = services.context.workspaceState.get<SearchBoxState>(LAST_KEY) ?? EMPTY_SEARCH;
+    const editor = vscode.window.activeTextEditor;
+    const selected = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : '';
+    return selected && !/[\r\n]/.test(selected) ? { ...saved, pattern: selected } : saved;
+  }
+
+  const remoteOnly = () => {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    void vscode.commands.executeCommand('setContext', 'firecrest.remoteWorkspace', folders.length > 0 && folders.every((f) => f.uri.scheme === FIRECREST_SCHEME));
+  };
+  remoteOnly();
+
+  const disposables: vscode.Disposable[] = [
+    view,
+    vscode.workspace.onDidChangeWorkspaceFolders(remoteOnly),
+    view.view.onDidChangeVisibility((e) => {
+      if (hiddenTimer) clearTimeout(hiddenTimer);
+      hiddenTimer = undefined;
+      if (!e.visible && running) hiddenTimer = setTimeout(() => cancel(vscode.l10n.t('Cancelled: the Cluster Search view was closed.')), HIDDEN_CANCEL_MS);
+    }),
+    { dispose: () => { if (hiddenTimer) clearTimeout(hiddenTimer); cancel(); } },
+    registerCommand('firecrest.searchOnCluster', log, async (arg?: unknown) => {
+      // Scripts and tests: { folder, query } searches without asking.
+      const given = arg && typeof arg === 'object' && !(arg instanceof vscode.Uri) && 'query' in arg ? (arg as { folder?: string; query: Partial<SearchBoxState> }) : undefined;
+      const ref = await pickFolder(given ? given.folder : arg);
+      if (!ref) return undefined;
+      const state = given ? { ...EMPTY_SEARCH, ...given.query } : await askSearch(ref.basename || ref.path, initialState());
+      if (!state) return undefined;
+      return run(ref, state);
+    }),
+    registerCommand('firecrest.search.cancel', log, () => cancel(vscode.l10n.t('Cancelled.'))),
+    registerCommand('firecrest.search.clear', log, () => {
+      cancel();
+      view.reset(undefined);
+    }),
+    registerCommand('firecrest.search.rerun', log, () => (last ? run(last.ref, last.state) : vscode.commands.executeCommand('firecrest.searchOnCluster'))),
+    registerCommand('firecrest.search.openResult', log, async (uri: unknown, line: unknown, start: unknown, end: unknown) => {
+      if (!(uri instanceof vscode.Uri)) return;
+      const l = Math.max(0, Number(line) - 1);
+      const range = new vscode.Range(l, Number(start) || 0, l, Number(end) || 0);
+      await vscode.window.showTextDocument(uri, { selection: range, preview: true });
+    }),
+  ];
+  if (services.context.extensionMode !== vscode.ExtensionMode.Production) {
+    disposables.push(vscode.commands.registerCommand('firecrest.test.searchView', () => view.snapshot()));
+  }
+  return vscode.Disposable.from(...disposables.reverse());
+}

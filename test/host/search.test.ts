@@ -1,0 +1,101 @@
+/**
+ * Search on Cluster in a real VS Code: a remote folder is searched through the command (its
+ * scripting form, the same code as after the search box), the Cluster Search view lists the files
+ * with their counts and the lines with the match highlighted, and a click on a line opens the
+ * remote file with the match selected. A new search cancels the running one.
+ */
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { FirecrestClient } from '../../src/core/client';
+import type { FirecrestUri } from '../../src/core/uri';
+import type { SearchViewSnapshot } from '../../src/search/resultsView';
+import { connectWithScratchFolder, vscodeUri } from './support/scratch';
+import { gatewayOnly, target } from '../support/target';
+import { clearFaults, setFault } from './fs-gateway';
+
+const PROFILE = 'search-test';
+const enc = (s: string) => new TextEncoder().encode(s);
+const snapshot = async () => (await vscode.commands.executeCommand<SearchViewSnapshot>('firecrest.test.searchView'));
+
+describe('Search on Cluster', () => {
+  const t = target();
+  let client: FirecrestClient;
+  let base: FirecrestUri;
+
+  before(async () => {
+    ({ client, base } = await connectWithScratchFolder(PROFILE, 'search'));
+    await vscode.workspace.fs.writeFile(vscodeUri(base.joinPath('a.txt')), enc('first line\n    the Needle is here\nno match\nneedle again, needle\n'));
+    await vscode.workspace.fs.createDirectory(vscodeUri(base.joinPath('sub dir ü')));
+    await vscode.workspace.fs.writeFile(vscodeUri(base.joinPath('sub dir ü', 'b é.py')), enc('import os\nx = "needle"\n'));
+    await vscode.workspace.fs.writeFile(vscodeUri(base.joinPath('c.txt')), enc('nothing to see\n'));
+  });
+
+  after(async () => {
+    await clearFaults(t.gateway);
+    await vscode.commands.executeCommand('firecrest.search.clear');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    if (base) await vscode.workspace.fs.delete(vscodeUri(base), { recursive: true }).then(undefined, () => undefined);
+    await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
+  });
+
+  it('lists the matching files and lines, then a click opens the file at the match', async () => {
+    const summary = await vscode.commands.executeCommand<{ matches: number; jobId: string } | undefined>('firecrest.searchOnCluster', { folder: vscodeUri(base).toString(), query: { pattern: 'needle' } });
+    assert.ok(summary, 'the search ran to its end');
+    assert.equal(summary.matches, 3);
+    const snap = await snapshot();
+    assert.equal(snap.matchCount, 3);
+    assert.equal(snap.fileCount, 2);
+    assert.match(snap.message ?? '', /3 results in 2 files/);
+    assert.equal(snap.description, 'needle');
+    const a = snap.files.find((f) => f.label === 'a.txt');
+    const b = snap.files.find((f) => f.label === 'b é.py');
+    assert.ok(a && b, JSON.stringify(snap.files.map((f) => f.label)));
+    assert.match(a.description, /2$/);
+    assert.equal(b.description, 'sub dir ü · 1');
+    assert.deepEqual(a.lines.map((l) => l.description), ['2', '4']);
+    // Leading blanks are dropped from the preview; the highlight moves with the text.
+    assert.equal(a.lines[0].label, 'the Needle is here');
+    assert.deepEqual(a.lines[0].highlights, [[4, 10]]);
+    assert.deepEqual(a.lines[1].highlights, [[0, 6], [14, 20]]);
+
+    // The click: the command the tree item carries, with its arguments.
+    const line = a.lines[0];
+    assert.equal(line.command, 'firecrest.search.openResult');
+    const [uri, ...rest] = line.arguments as [string, number, number, number];
+    await vscode.commands.executeCommand(line.command, vscode.Uri.parse(uri), ...rest);
+    const editor = vscode.window.activeTextEditor;
+    assert.ok(editor);
+    assert.equal(editor.document.uri.toString(), vscodeUri(base.joinPath('a.txt')).toString());
+    assert.equal(editor.selection.start.line, 1);
+    assert.equal(editor.selection.start.character, 8);
+    assert.equal(editor.document.getText(editor.selection), 'Needle');
+  });
+
+  it('a new search cancels the running one; its job is cancelled and leaves no file', async function () {
+    if (gatewayOnly()) this.skip();
+    // The first search's first read of its output (v2 view, v1 download) waits 20 s at the
+    // gateway, so that it is still running, whatever the scheduler's pace, when the second starts.
+    await setFault(t.gateway, { latency: { next: 1, ms: 20_000, minMs: 20_000, match: '^GET .*/(ops/view|utilities/download)' } });
+    let firstJob = '';
+    const before = new Set((await client.jobs(t.system)).map((j) => j.id));
+    const first = vscode.commands.executeCommand<{ jobId: string } | undefined>('firecrest.searchOnCluster', { folder: vscodeUri(base).toString(), query: { pattern: 'first' } });
+    // Wait until the first search's job exists, then start the second.
+    for (let i = 0; i < 300 && !firstJob; i++) {
+      firstJob = (await client.jobs(t.system)).find((j) => !before.has(j.id) && j.name === 'f7t-search')?.id ?? '';
+      if (!firstJob) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(firstJob, 'the first search submitted its job');
+    const second = await vscode.commands.executeCommand<{ jobId: string; matches: number } | undefined>('firecrest.searchOnCluster', { folder: vscodeUri(base).toString(), query: { pattern: 'import', matchCase: true } });
+    assert.equal(await first, undefined, 'the first search reports no result: it was cancelled');
+    assert.ok(second);
+    assert.equal(second.matches, 1);
+    const snap = await snapshot();
+    assert.equal(snap.description, 'import');
+    assert.equal(snap.matchCount, 1);
+    const job = await client.waitForJob(t.system, firstJob, { overallTimeoutMs: 60_000 });
+    assert.ok(job.isFinal, job.state);
+    const user = (await client.userInfo(t.system)).user.name;
+    const scratch = await client.list(t.system, `/home/${user}/.firecrest-vscode/search`, { showHidden: true }).catch(() => []);
+    assert.deepEqual(scratch.map((e) => e.name), [], 'no search file left in the scratch folder');
+  });
+});
