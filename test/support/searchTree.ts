@@ -21,8 +21,15 @@ export interface LocalTree {
 
 /** `files` files (about `lineCount` lines each) under a fresh temporary folder; deterministic for a seed. */
 export function makeTree(files: number, o: { lineCount?: number; seed?: number; lineLength?: number } = {}): LocalTree {
-  let state = o.seed ?? 42;
-  const rnd = (): number => { state = (state * 1103515245 + 12345) % 2 ** 31; return state / 2 ** 31; };
+  // mulberry32: 32-bit integer steps (an LCG in doubles loses its low bits and cycles early).
+  let state = (o.seed ?? 42) >>> 0;
+  const rnd = (): number => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let z = state;
+    z = Math.imul(z ^ (z >>> 15), z | 1);
+    z ^= z + Math.imul(z ^ (z >>> 7), z | 61);
+    return ((z ^ (z >>> 14)) >>> 0) / 4294967296;
+  };
   const pick = <T>(a: T[]): T => a[Math.floor(rnd() * a.length)];
   const dir = mkdtempSync(join(tmpdir(), 'f7t-search-tree-'));
   let bytes = 0;

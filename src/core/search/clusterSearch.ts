@@ -9,12 +9,12 @@ import type { CallOptions, FirecrestApi } from '../api';
 import { InvalidInputError, isCancellation, NotFoundError, PermissionDeniedError, ServerError } from '../errors';
 import { sleep } from '../http/sleep';
 import { OffsetReader } from '../offsetReader';
-import { matchRanges, SearchOutputParser, type SearchLine } from './searchOutput';
+import { rangeFinder, SearchOutputParser, type SearchLine } from './searchOutput';
 import { DEFAULT_MAX_RESULTS, invalidQuery, SEARCH_FILE_PREFIX, searchScript, type SearchQuery, type SearchTool } from './searchScript';
 
 export type { SearchQuery, SearchTool } from './searchScript';
 export { invalidQuery, searchScript } from './searchScript';
-export { matchRanges, SearchOutputParser } from './searchOutput';
+export { matchRanges, rangeFinder, SearchOutputParser } from './searchOutput';
 
 export interface SearchMatch extends SearchLine {
   /** [start, end) UTF-16 columns of the query in `text` (empty when they cannot be told). */
@@ -54,10 +54,14 @@ export interface SearchSummary {
   capped: boolean;
   /** What the tool said about files and folders it could not read, when it still searched the rest. */
   warnings: string[];
-  /** Requests the search made and bytes of output it fetched (for the benchmark). */
+  /** Requests the search made, bytes of output it fetched, and the size of that output (for the benchmark). */
   requests: number;
   bytesFetched: number;
+  outputBytes: number;
 }
+
+/** Poll cadence: the first wait, growing by half while nothing changes, up to the last (ms). */
+export const SEARCH_POLL = { firstMs: 250, maxMs: 2000, growth: 1.5 } as const;
 
 const FINAL = /^(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_OF_MEMORY|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE|SPECIAL_EXIT)/;
 /** Bytes of the error file read at most. */
@@ -87,16 +91,18 @@ export async function searchOnCluster(api: FirecrestApi, system: string, q: Sear
   o.onSubmitted?.(jobId);
   o.onPhase?.('queued');
 
+  const ranges = rangeFinder(q.pattern, q);
   const reader = new OffsetReader({ view: (s, p, v) => counted(api.view(s, p, v)) }, system, outputPath);
   const parser = new SearchOutputParser();
-  const summary: SearchSummary = { jobId, matches: 0, capped: false, warnings: [], requests: 0, bytesFetched: 0 };
+  const summary: SearchSummary = { jobId, matches: 0, capped: false, warnings: [], requests: 0, bytesFetched: 0, outputBytes: 0 };
   let files = 0;
   let ended = false;
   let jobOver = false;
   let finished = false;
   try {
-    let wait = o.pollMs ?? 500;
-    const maxWait = o.maxPollMs ?? 2000;
+    const firstWait = o.pollMs ?? SEARCH_POLL.firstMs;
+    const maxWait = o.maxPollMs ?? SEARCH_POLL.maxMs;
+    let wait = firstWait;
     let started = false;
     let quiet = 0;
     let end: { status: number; findStatus: number } | undefined;
@@ -114,7 +120,7 @@ export async function searchOnCluster(api: FirecrestApi, system: string, q: Sear
             if (piece.files) { files += piece.files; o.onFilesSearched?.(files); }
             if (piece.lines.length) {
               const room = cap - summary.matches;
-              const taken = piece.lines.slice(0, room).map((l) => ({ ...l, ranges: matchRanges(l.text, q.pattern, q) }));
+              const taken = piece.lines.slice(0, room).map((l) => ({ ...l, ranges: ranges(l.text) }));
               summary.matches += taken.length;
               if (taken.length) o.onMatches?.(taken);
               // At the cap with more to come: stop here (the job is cancelled below).
@@ -148,12 +154,12 @@ export async function searchOnCluster(api: FirecrestApi, system: string, q: Sear
           continue;
         }
       }
-      wait = grew ? (o.pollMs ?? 500) : Math.min(maxWait, Math.round(wait * 1.5));
       await sleep(wait, o.signal);
+      wait = grew ? firstWait : Math.min(maxWait, Math.round(wait * SEARCH_POLL.growth));
     }
     if (summary.capped) o.onPhase?.('finishing');
     finished = true;
-    return { ...summary, filesSearched: summary.tool === 'grep' ? files : undefined, ...stats };
+    return { ...summary, filesSearched: summary.tool === 'grep' ? files : undefined, ...stats, outputBytes: reader.offset };
   } finally {
     // A search cut short (cap, cancel, failure) stops its job; its files go in every case.
     if (!ended || !finished) await api.cancelJob(system, jobId).catch(() => undefined);

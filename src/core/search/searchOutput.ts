@@ -80,24 +80,33 @@ export class SearchOutputParser {
 }
 
 /**
- * Where the query matches in a line, as [start, end) UTF-16 columns, for highlighting. The tool
- * decided that the line matches; this only finds the spans. A regex JavaScript cannot read gives
- * no spans (the line is still a result).
+ * A finder of where the query matches in a line, as [start, end) UTF-16 columns, for highlighting
+ * (the regex is compiled once per search, not per line). The tool decided that the line matches;
+ * this only finds the spans. A regex JavaScript cannot read gives no spans (the line is still a
+ * result).
  */
-export function matchRanges(text: string, pattern: string, o: { regex?: boolean; matchCase?: boolean; wholeWord?: boolean }): [number, number][] {
+export function rangeFinder(pattern: string, o: { regex?: boolean; matchCase?: boolean; wholeWord?: boolean }): (text: string) => [number, number][] {
   let source = o.regex ? pattern : pattern.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   if (o.wholeWord) source = `(?<![\\p{L}\\p{N}_])(?:${source})(?![\\p{L}\\p{N}_])`;
   let re: RegExp;
   try {
     re = new RegExp(source, `gu${o.matchCase ? '' : 'i'}`);
   } catch {
-    return [];
+    return () => [];
   }
-  const out: [number, number][] = [];
-  for (const m of text.matchAll(re)) {
-    if (m[0].length === 0) continue;
-    out.push([m.index, m.index + m[0].length]);
-    if (out.length >= 100) break;
-  }
-  return out;
+  return (text) => {
+    const out: [number, number][] = [];
+    re.lastIndex = 0;
+    for (const m of text.matchAll(re)) {
+      if (m[0].length === 0) continue;
+      out.push([m.index, m.index + m[0].length]);
+      if (out.length >= 100) break;
+    }
+    return out;
+  };
+}
+
+/** `rangeFinder` for one line. */
+export function matchRanges(text: string, pattern: string, o: { regex?: boolean; matchCase?: boolean; wholeWord?: boolean }): [number, number][] {
+  return rangeFinder(pattern, o)(text);
 }
