@@ -48,6 +48,13 @@ export function searchPartition(setting: string, partitions: Partition[]): strin
   return partitions.find((p) => DATA_PARTITION.test(p.name))?.name;
 }
 
+/** "1 result in 1 file", "12 results in 3 files". */
+function resultsInFiles(matches: number, files: number): string {
+  const r = matches === 1 ? vscode.l10n.t('1 result') : vscode.l10n.t('{0} results', matches.toLocaleString());
+  const f = files === 1 ? vscode.l10n.t('1 file') : vscode.l10n.t('{0} files', files.toLocaleString());
+  return vscode.l10n.t('{0} in {1}', r, f);
+}
+
 interface Running {
   ac: AbortController;
   done: Promise<SearchSummary | undefined>;
@@ -112,7 +119,7 @@ export function registerSearch(services: ExtensionServices): vscode.Disposable {
         return vscode.l10n.t('Job {0} waits in the queue{1} for {2} s…', jobId, partition ? ` (${partition})` : '', secs(Date.now() - phaseSince));
       }
       const searched = filesSearched !== undefined ? vscode.l10n.t(', {0} files searched', filesSearched.toLocaleString()) : '';
-      return vscode.l10n.t('Searching… {0} results in {1} files{2} · {3} s', matches.toLocaleString(), files.toLocaleString(), searched, secs(Date.now() - started));
+      return vscode.l10n.t('Searching… {0}{1} · {2} s', resultsInFiles(matches, files), searched, secs(Date.now() - started));
     };
     const ticker = setInterval(() => {
       if (phase === 'submitting' || !current()) return;
@@ -175,7 +182,7 @@ export function registerSearch(services: ExtensionServices): vscode.Disposable {
       const took = ((Date.now() - started) / 1000).toFixed(1);
       let message = matches === 0
         ? vscode.l10n.t('No results in {0} ({1} s).', ref.path, took)
-        : vscode.l10n.t('{0} results in {1} files ({2} s).', matches.toLocaleString(), files.toLocaleString(), took);
+        : vscode.l10n.t('{0} ({1} s).', resultsInFiles(matches, files), took);
       if (summary.filesSearched !== undefined) message += ` ${vscode.l10n.t('{0} files searched.', summary.filesSearched.toLocaleString())}`;
       if (summary.capped) message = vscode.l10n.t('Stopped at {0} results, the limit set by firecrest.search.maxResults. Narrow the search to see the rest.', matches.toLocaleString());
       if (summary.warnings.length) {

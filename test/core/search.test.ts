@@ -64,9 +64,12 @@ void describe('search on the cluster', () => {
     ['an include glob', 'needle', { include: ['*.py'] }],
     ['an exclude glob', 'needle', { excludeDirs: ['gen'], exclude: ['gen'] }],
   ];
+  // rg gets the cases where its syntax or rules differ from grep's (regex dialect, word
+  // boundaries, globs), and a literal.
+  const rgCases = new Set(['a literal, any case', 'a regex', 'whole words', 'an include glob', 'an exclude glob']);
   const tools: ('grep' | 'rg')[] = localRg ? ['grep', 'rg'] : ['grep'];
   for (const tool of tools) {
-    for (const [what, pattern, o] of cases) {
+    for (const [what, pattern, o] of cases.filter(([w]) => tool === 'grep' || rgCases.has(w))) {
       void it(`${tool}: ${what} (${JSON.stringify(pattern)}) finds what grep -rn finds`, async () => {
         const { summary, matches } = await run({ pattern, regex: o.regex, matchCase: o.matchCase, wholeWord: o.wholeWord, include: o.include, exclude: o.exclude }, { tool });
         const want = grepReference(tree, pattern, o);
