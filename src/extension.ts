@@ -66,7 +66,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   context.subscriptions.push(registerTransfers(services, transferEvents, () => uploadResume.list()));
   context.subscriptions.push(registerSbatch(services));
   context.subscriptions.push(registerAccounting(services));
-  context.subscriptions.push(registerSearch(services));
+  context.subscriptions.push(registerSearch(services, remoteFiles.provider.onDidChangeFile));
 
   const activationMs = performance.now() - started;
   // The client, the accounting panel and zod are bundles of their own that nothing above may load.

@@ -12,6 +12,7 @@ import { FIRECREST_SCHEME, FirecrestUri } from '../core/uri';
 import { registerCommand, reportError } from '../common/commandWrapper';
 import { homeDirectory } from '../common/homeDirectory';
 import type { ExtensionServices } from '../common/services';
+import { FileIndexStore, MAX_INDEXED_FILES, type FolderIndex } from './fileIndex';
 import { SearchResultsView } from './resultsView';
 import { askSearch, EMPTY_SEARCH, globList, type SearchBoxState } from './searchBox';
 
@@ -48,6 +49,15 @@ export function searchPartition(setting: string, partitions: Partition[]): strin
   return partitions.find((p) => DATA_PARTITION.test(p.name))?.name;
 }
 
+/** "just now", "5 min ago", "3 h ago", "2 days ago". */
+function ageInWords(ms: number): string {
+  const min = Math.floor(ms / 60_000);
+  if (min < 1) return vscode.l10n.t('just now');
+  if (min < 60) return vscode.l10n.t('{0} min ago', min);
+  const h = Math.floor(min / 60);
+  return h < 48 ? vscode.l10n.t('{0} h ago', h) : vscode.l10n.t('{0} days ago', Math.floor(h / 24));
+}
+
 /** "1 result in 1 file", "12 results in 3 files". */
 function resultsInFiles(matches: number, files: number): string {
   const r = matches === 1 ? vscode.l10n.t('1 result') : vscode.l10n.t('{0} results', matches.toLocaleString());
@@ -60,9 +70,15 @@ interface Running {
   done: Promise<SearchSummary | undefined>;
 }
 
-export function registerSearch(services: ExtensionServices): vscode.Disposable {
+/** `fileChanges`: the `firecrest:` file system's events, which keep Go to File's indexes current. */
+export function registerSearch(services: ExtensionServices, fileChanges?: vscode.Event<readonly vscode.FileChangeEvent[]>): vscode.Disposable {
   const log = services.log.withTag('search');
   const view = new SearchResultsView();
+  const partitionFor = async (client: FirecrestClient, system: string) => {
+    const s = settings();
+    return searchPartition(s.partition, s.partition ? [] : await client.partitions(system).catch(() => []));
+  };
+  const indexes = new FileIndexStore(services, log, partitionFor, fileChanges);
   let running: Running | undefined;
   let last: { ref: FirecrestUri; state: SearchBoxState } | undefined;
   let hiddenTimer: NodeJS.Timeout | undefined;
@@ -146,11 +162,9 @@ export function registerSearch(services: ExtensionServices): vscode.Disposable {
     try {
       const client: FirecrestClient = await services.connections.client(ref.profile);
       const profile = ref.profile ?? services.connections.defaultProfileName() ?? '';
-      const [home, partitions] = await Promise.all([
-        homeDirectory(services, client, profile, ref.system),
-        s.partition ? Promise.resolve([]) : client.partitions(ref.system, { signal: ac.signal }).catch(() => []),
-      ]);
-      partition = searchPartition(s.partition, partitions);
+      let found: string | undefined;
+      const [home] = await Promise.all([homeDirectory(services, client, profile, ref.system), partitionFor(client, ref.system).then((p) => { found = p; })]);
+      partition = found;
       log.info(`searching ${where} (partition ${partition ?? 'default'}, tool ${s.tool})`);
       // The job script, parser and poll loop are a bundle of their own, loaded by the first search.
       const { searchOnCluster } = await import('../core/search/clusterSearch.js');
@@ -248,8 +262,78 @@ export function registerSearch(services: ExtensionServices): vscode.Disposable {
   };
   remoteOnly();
 
+  /** Go to File on Cluster: a quick pick over the indexes of the remote folders; stale ones are rebuilt meanwhile. */
+  async function goToFile(arg: unknown): Promise<vscode.Uri | undefined> {
+    const given = arg instanceof vscode.Uri || typeof arg === 'string' ? await pickFolder(arg) : undefined;
+    const remote = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === FIRECREST_SCHEME).map((f) => f.uri);
+    const roots = given ? [vscode.Uri.from({ scheme: FIRECREST_SCHEME, authority: given.authority, path: given.path })] : remote;
+    if (roots.length === 0) {
+      const ref = await pickFolder(undefined);
+      if (!ref) return undefined;
+      roots.push(vscode.Uri.from({ scheme: FIRECREST_SCHEME, authority: ref.authority, path: ref.path }));
+    }
+    const maxAgeMs = Math.max(1, vscode.workspace.getConfiguration('firecrest.search').get<number>('indexMaxAgeMinutes', 60)) * 60_000;
+    const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { uri?: vscode.Uri }>();
+    qp.placeholder = vscode.l10n.t('File name on the cluster (fuzzy)');
+    qp.matchOnDescription = true;
+    const refresh: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('refresh'), tooltip: vscode.l10n.t('Index Again') };
+    qp.buttons = [refresh];
+    const ac = new AbortController();
+    const shown = new Map<string, FolderIndex>();
+    let pending = 0;
+    const render = () => {
+      const items: (vscode.QuickPickItem & { uri?: vscode.Uri })[] = [];
+      for (const root of roots) {
+        const index = shown.get(root.toString());
+        if (!index) continue;
+        const name = roots.length > 1 ? `${root.path.slice(root.path.lastIndexOf('/') + 1)}/` : '';
+        for (const rel of index.files) {
+          const i = rel.lastIndexOf('/');
+          items.push({ label: rel.slice(i + 1), description: name + (i > 0 ? rel.slice(0, i) : ''), uri: vscode.Uri.joinPath(root, rel) });
+        }
+      }
+      qp.items = items;
+      const oldest = Math.min(...[...shown.values()].map((i) => i.builtAt));
+      const age = shown.size ? ageInWords(Date.now() - oldest) : '';
+      const capped = [...shown.values()].some((i) => i.capped) ? ` · ${vscode.l10n.t('first {0} files only', MAX_INDEXED_FILES.toLocaleString())}` : '';
+      qp.title = pending > 0
+        ? vscode.l10n.t('Go to File on Cluster · indexing on the cluster…{0}', shown.size ? ` · ${vscode.l10n.t('{0} files, indexed {1}', items.length.toLocaleString(), age)}` : '')
+        : vscode.l10n.t('Go to File on Cluster · {0} files, indexed {1}{2}', items.length.toLocaleString(), age, capped);
+      qp.busy = pending > 0;
+    };
+    const rebuild = (root: vscode.Uri) => {
+      pending++;
+      render();
+      indexes.build(root, ac.signal).then(
+        (index) => { shown.set(root.toString(), index); },
+        (e: unknown) => { if (!ac.signal.aborted) reportError(log, 'Go to File on Cluster', e); },
+      ).finally(() => { pending--; render(); });
+    };
+    for (const root of roots) {
+      const index = await indexes.stored(root);
+      if (index) shown.set(root.toString(), index);
+      if (!index || Date.now() - index.builtAt > maxAgeMs) rebuild(root);
+    }
+    render();
+    return new Promise((resolve) => {
+      qp.onDidTriggerButton(() => { for (const root of roots) rebuild(root); });
+      qp.onDidAccept(async () => {
+        const uri = qp.selectedItems[0]?.uri;
+        if (!uri) return;
+        qp.hide();
+        await vscode.window.showTextDocument(uri, { preview: true });
+        resolve(uri);
+      });
+      // Closing the pick stops an index job still running.
+      qp.onDidHide(() => { ac.abort(); qp.dispose(); resolve(undefined); });
+      qp.show();
+    });
+  }
+
   const disposables: vscode.Disposable[] = [
     view,
+    indexes,
+    registerCommand('firecrest.goToFileOnCluster', log, (arg?: unknown) => goToFile(arg)),
     vscode.workspace.onDidChangeWorkspaceFolders(remoteOnly),
     view.view.onDidChangeVisibility((e) => {
       if (hiddenTimer) clearTimeout(hiddenTimer);
@@ -281,6 +365,12 @@ export function registerSearch(services: ExtensionServices): vscode.Disposable {
   ];
   if (services.context.extensionMode !== vscode.ExtensionMode.Production) {
     disposables.push(vscode.commands.registerCommand('firecrest.test.searchView', () => view.snapshot()));
+    // The folder's index as Go to File has it (`build`: list it on the cluster first), and the count of index jobs so far.
+    disposables.push(vscode.commands.registerCommand('firecrest.test.fileIndex', async (folder: string, build = false) => {
+      const root = vscode.Uri.parse(folder);
+      const index = build ? await indexes.build(root) : await indexes.stored(root);
+      return { files: index?.files, builtAt: index?.builtAt, builds: indexes.builds };
+    }));
   }
   return vscode.Disposable.from(...disposables.reverse());
 }

@@ -85,6 +85,14 @@ void describe('search on the cluster', () => {
     }
   }
 
+  void it('filesOnly lists every file but those under .git (Go to File), big and binary files included', async () => {
+    const { summary, matches } = await run({ pattern: '', filesOnly: true, maxResults: 100_000 });
+    const want = spawnSync('/usr/bin/find', ['.', '-path', './.git', '-prune', '-o', '-type', 'f', '-print'], { cwd: tree.dir, encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map((p) => p.slice(2)).sort();
+    assert.equal(summary.capped, false);
+    assert.deepEqual(matches.map((m) => m.path.slice(root.length + 1)).sort(), want);
+    assert.equal(want.length, tree.files - 1);
+  });
+
   void it('hostile queries are only text: each finds exactly its lines, and nothing runs', async () => {
     const hostile = [`it's`, `say "hi"`, '$(touch PWNED)', '`touch PWNED`', 'a; touch PWNED', '-e', '--help', '-', '\\', '*', '$HOME', 'ü✓ – 中文', '%s%n', "'; rm -rf ~; '", '&& echo', '|', '>out'];
     const body = hostile.map((h, i) => `line ${i}: ${h} end`).join('\n') + '\nplain line\n';

@@ -98,4 +98,27 @@ describe('Search on Cluster', () => {
     const scratch = await client.list(t.system, `/home/${user}/.firecrest-vscode/search`, { showHidden: true }).catch(() => []);
     assert.deepEqual(scratch.map((e) => e.name), [], 'no search file left in the scratch folder');
   });
+
+  it('Go to File: one job lists the folder; files written and deleted through VS Code change the index without another', async () => {
+    type Index = { files?: string[]; builtAt?: number; builds: number };
+    const folder = vscodeUri(base).toString();
+    const built = await vscode.commands.executeCommand<Index>('firecrest.test.fileIndex', folder, true);
+    assert.deepEqual(built.files, ['a.txt', 'c.txt', 'sub dir ü/b é.py']);
+    const jobs = built.builds;
+    const until = async (check: (files: string[]) => boolean, what: string) => {
+      for (let i = 0; i < 100; i++) {
+        const now = await vscode.commands.executeCommand<Index>('firecrest.test.fileIndex', folder);
+        if (check(now.files ?? [])) return now;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.fail(what);
+    };
+    await vscode.workspace.fs.createDirectory(vscodeUri(base.joinPath('new')));
+    await vscode.workspace.fs.writeFile(vscodeUri(base.joinPath('new', 'made.txt')), enc('x\n'));
+    await until((f) => f.includes('new/made.txt'), 'the new file is in the index');
+    await vscode.workspace.fs.delete(vscodeUri(base.joinPath('c.txt')));
+    const after = await until((f) => !f.includes('c.txt'), 'the deleted file left the index');
+    assert.ok(!after.files?.includes('new'), 'folders are not listed');
+    assert.equal(after.builds, jobs, 'no index job for these changes');
+  });
 });

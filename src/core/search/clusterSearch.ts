@@ -91,7 +91,7 @@ export async function searchOnCluster(api: FirecrestApi, system: string, q: Sear
   o.onSubmitted?.(jobId);
   o.onPhase?.('queued');
 
-  const ranges = rangeFinder(q.pattern, q);
+  const ranges = q.filesOnly ? () => [] : rangeFinder(q.pattern, q);
   const reader = new OffsetReader({ view: (s, p, v) => counted(api.view(s, p, v)) }, system, outputPath);
   const parser = new SearchOutputParser();
   const summary: SearchSummary = { jobId, matches: 0, capped: false, warnings: [], requests: 0, bytesFetched: 0, outputBytes: 0 };

@@ -29,6 +29,11 @@ export interface SearchQuery {
   maxFileSize?: number;
   /** The search stops after this many matches (default 10,000). */
   maxResults?: number;
+  /**
+   * List the files instead of searching them (Go to File): every file the globs and limits let
+   * through is one record `<path> NUL 0: LF`; `pattern` is not used.
+   */
+  filesOnly?: boolean;
 }
 
 export type SearchTool = 'grep' | 'rg';
@@ -53,10 +58,15 @@ const MAX_GLOBS = 64;
 
 /** Why the query cannot be searched for, or undefined when it can. */
 export function invalidQuery(q: SearchQuery): string | undefined {
+  if (q.filesOnly) return invalidFolder(q);
   if (q.pattern === '') return 'The search text is empty.';
   if (q.pattern.includes('\0')) return 'The search text holds a NUL character, which no search tool can take.';
   if (/[\r\n]/.test(q.pattern)) return 'The search text holds a line break; Search on Cluster matches within one line.';
   if (Buffer.byteLength(q.pattern) > MAX_PATTERN_BYTES) return `The search text is longer than ${MAX_PATTERN_BYTES} bytes.`;
+  return invalidFolder(q);
+}
+
+function invalidFolder(q: SearchQuery): string | undefined {
   if (!q.root.startsWith('/')) return `The folder must be an absolute path: ${q.root}`;
   if (q.root.includes('\0')) return 'The folder path holds a NUL character.';
   for (const g of [...(q.include ?? []), ...(q.exclude ?? [])]) {
@@ -116,8 +126,8 @@ export function searchScript(q: SearchQuery, o: SearchScriptOptions): string {
     `\\( ${prune.join(' -o ')} \\) -prune -o`,
     '-type f',
     include.length ? `\\( ${include.join(' -o ')} \\)` : '',
-    `-size -${maxFileSize}c`,
-    '-print0',
+    // A listing names big files too; a search skips them.
+    q.filesOnly ? '' : `-size -${maxFileSize}c`,
   ].filter(Boolean).join(' ');
   // grep's status 1 is "no match in this batch": not an error. xargs answers 123 when any batch
   // ended 1-125, so each batch turns 1 into 0 and keeps 2 (files it could not read).
@@ -141,13 +151,19 @@ export function searchScript(q: SearchQuery, o: SearchScriptOptions): string {
     'end() { printf \'\\0F7T-END %s %s\\n\' "$1" "$2"; exit 0; }',
     'if [ ! -d "$root" ]; then echo "No such folder: $root" >&2; end 3 0; fi',
     'if [ ! -r "$root" ] || [ ! -x "$root" ]; then echo "Permission denied: $root" >&2; end 4 0; fi',
+    ...(q.filesOnly ? [
+      // Two -printf actions: `\\0` followed by a digit in one format would read as an octal escape.
+      'printf \'\\0F7T-TOOL find\\n\'',
+      `find ${findArgs} -printf '%p\\0' -printf '0:\\n' | head -n ${maxLines}`,
+      'end "${PIPESTATUS[0]}" 0',
+    ] : []),
     'if [ "$tool" = auto ]; then if command -v rg >/dev/null 2>&1; then tool=rg; else tool=grep; fi; fi',
     'printf \'\\0F7T-TOOL %s\\n\' "$tool"',
     'if [ "$tool" = rg ]; then',
     `  rg ${rgArgs(q, maxFileSize).join(' ')} --regexp "$pattern" -- "$root" | head -n ${maxLines}`,
     '  end "${PIPESTATUS[0]}" 0',
     'fi',
-    `find ${findArgs} | xargs -0 -r bash -c ${shellQuote(batch)} "$pattern" | head -n ${maxLines}`,
+    `find ${findArgs} -print0 | xargs -0 -r bash -c ${shellQuote(batch)} "$pattern" | head -n ${maxLines}`,
     'end "${PIPESTATUS[1]}" "${PIPESTATUS[0]}"',
     '',
   ].join('\n');
