@@ -4,6 +4,8 @@
 // Usage: node scripts/run-suites.mjs <folder> [--schedulers local,slurm] [--match <regex of file names>]
 //   --schedulers: run everything once per scheduler backend of the local gateway; Slurm is
 //   skipped when `sinfo` does not answer (CI sets REQUIRE_SLURM=1 so that this fails instead).
+//   --once <regex of file names>: those files run with the first scheduler only (they test the
+//   gateway's HTTP, tokens or files, not its scheduler).
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 
@@ -14,6 +16,8 @@ let schedulers = i >= 0 ? rest[i + 1].split(',') : ['auto'];
 
 const m = rest.indexOf('--match');
 const match = m >= 0 ? new RegExp(rest[m + 1]) : /./;
+const o = rest.indexOf('--once');
+const once = o >= 0 ? new RegExp(rest[o + 1]) : undefined;
 const files = readdirSync(dir).filter((f) => f.endsWith('.test.ts') && match.test(f)).sort().map((f) => `${dir}/${f}`);
 const byApi = { v2: files.filter((f) => !/\/v1-[^/]*$/.test(f)), v1: files.filter((f) => /\/v1-[^/]*$/.test(f)) };
 const external = !!process.env.FIRECREST_URL;
@@ -29,9 +33,9 @@ if (schedulers.includes('slurm') && !external) {
 if (external) schedulers = ['external'];
 
 let failed = 0;
-for (const s of schedulers) {
+for (const [n, s] of schedulers.entries()) {
   for (const api of ['v2', 'v1']) {
-    const suite = byApi[api];
+    const suite = byApi[api].filter((f) => n === 0 || !once?.test(f.slice(f.lastIndexOf('/') + 1)));
     if (suite.length === 0) continue;
     // Against a site's deployment, only the API version it speaks is run.
     if (external && (process.env.FIRECREST_API_VERSION ?? 'v2').replace(/^1.*/, 'v1') !== api) continue;

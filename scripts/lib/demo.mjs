@@ -1,7 +1,7 @@
 // What `npm start` and the UI suite hand to the extension: a one-shot bootstrap file (the
 // extension imports it into SecretStorage + settings on activation and deletes it), and a few
 // sample files in the user's home, written through the gateway's API as that user.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { repoRoot } from './code-server.mjs';
@@ -21,21 +21,8 @@ export function writeBootstrap(dir, info, name = DEMO_PROFILE, open = undefined)
   return file;
 }
 
-const HELLO = `#!/bin/bash
-#SBATCH --job-name=hello
-#SBATCH --output=hello-%j.out
-#SBATCH --error=hello-%j.err
-#SBATCH --time=00:05:00
-#SBATCH --ntasks=1
-
-# Submit me: right-click this file -> "FirecREST: Submit Job", or from the Jobs view.
-echo "Hello from $(hostname) as $(whoami) at $(date)"
-for step in 1 2 3 4 5; do
-  echo "step $step of 5"
-  sleep 2
-done
-echo "done"
-`;
+// The walkthrough's example script, as the extension ships it.
+const HELLO = readFileSync(join(repoRoot, 'media', 'walkthrough', 'hello.sbatch'), 'utf8');
 
 const FILES = {
   'hello.sbatch': HELLO,

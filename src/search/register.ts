@@ -187,7 +187,7 @@ export function registerSearch(services: ExtensionServices, fileChanges?: vscode
         tool: s.tool,
         onSubmitted: (id) => { jobId = id; log.info(`search job ${id} submitted`); },
         onPhase: (p) => { phase = p; phaseSince = Date.now(); if (current()) view.setMessage(status()); },
-        onMatches: (m) => { if (current()) view.add(m); },
+        onMatches: (m) => { if (current()) { view.add(m); view.setMessage(status()); } },
         onFilesSearched: (n) => { filesSearched = n; },
       });
       if (!current()) return summary;

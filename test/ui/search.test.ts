@@ -43,7 +43,7 @@ describe('Search on Cluster (UI)', () => {
     const results = view(page, 'Cluster Search');
     const line = results.body.locator('.monaco-list-row').filter({ hasText: 'for r in rows' }).first();
     await line.waitFor({ timeout: 90_000 });
-    await results.body.locator('.message').filter({ hasText: /2 results in 1 file\b/ }).first().waitFor({ timeout: 30_000 });
+    await results.body.locator('.message').filter({ hasText: /^\s*2 results in 1 file\b/ }).first().waitFor({ timeout: 30_000 });
     const fileRow = results.body.locator('.monaco-list-row').filter({ hasText: 'sum.py' }).first();
     assert.match(await fileRow.innerText(), /2/);
     // The match is highlighted in the line's label.

@@ -11,21 +11,8 @@ import { pickProfile, pickSystem } from './pickers';
 import { homeDirectory } from '../../common/homeDirectory';
 
 const NAME = 'hello.sbatch';
-
-const HELLO = `#!/bin/bash
-#SBATCH --job-name=hello
-#SBATCH --output=hello-%j.out
-#SBATCH --time=00:05:00
-#SBATCH --ntasks=1
-
-# Submit me: the Submit button in the editor title, or the "Submit to ..." line above.
-echo "Hello from $(hostname) as $(whoami) at $(date)"
-for step in 1 2 3 4 5; do
-  echo "step $step of 5"
-  sleep 2
-done
-echo "done"
-`;
+/** The example's text, shipped in the extension (npm start's demo home gets the same file). */
+const EXAMPLE = ['media', 'walkthrough', NAME];
 
 /** `{profile?, system?}` skips the picks. Returns the opened URI. */
 export async function openExampleScript(services: ExtensionServices, arg?: unknown): Promise<string | undefined> {
@@ -46,7 +33,7 @@ export async function openExampleScript(services: ExtensionServices, arg?: unkno
     await client.stat(system, path);
   } catch (e) {
     if (!(e instanceof NotFoundError)) throw e;
-    await client.uploadSmall(system, dir, NAME, new TextEncoder().encode(HELLO));
+    await client.uploadSmall(system, dir, NAME, await vscode.workspace.fs.readFile(vscode.Uri.joinPath(services.context.extensionUri, ...EXAMPLE)));
     services.log.withTag('jobs').info(`wrote the example script ${path} on ${system}`);
   }
   const uri = vscode.Uri.parse(FirecrestUri.from({ system, path, profile: multi ? profile : undefined }).toString());

@@ -21,7 +21,7 @@ export interface InJobResult {
 }
 
 export async function runInJob(client: FirecrestApi, system: string, jobId: string, workingDirectory: string, command: string, signal?: AbortSignal): Promise<InJobResult> {
-  const file = `${workingDirectory.replace(/\/+$/, '') || ''}/.firecrest-attach-${jobId}-${Date.now()}-${randomBytes(3).toString('hex')}.out`;
+  const file = `${workingDirectory.replace(/\/+$/, '')}/.firecrest-attach-${jobId}-${Date.now()}-${randomBytes(3).toString('hex')}.out`;
   // Upstream runs `srun --jobid=N --overlap <command>` with no shell of its own: the grouping and the
   // redirections need one, so the whole script is handed to bash as one word.
   const wrapped = bashCommand(`{ ${command}\n} > ${shellQuote(file)} 2>&1; echo "[exit $?]" >> ${shellQuote(file)}`);

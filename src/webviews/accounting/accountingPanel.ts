@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { UnauthorizedError, isCancellation } from '../../core/errors';
 import type { ExtensionServices } from '../../common/services';
+import type { UserInfo } from '../../core/model';
 import { WebviewPanelHost } from '../panelHost';
 import type { AccountingConnection, AccountingForm, AccountingRow, AccountingToHost, AccountingToWebview } from '../protocol';
 import { toCsv } from './csv';
@@ -25,6 +26,8 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
   private inFlight: AbortController | undefined;
   /** The last answer, kept for export and job clicks (the webview sends ids, not data). */
   private last: Results | undefined;
+  /** The user of each profile/system, asked once per panel: it names "CANCELLED by <uid>" rows. */
+  private readonly users = new Map<string, Promise<UserInfo['user'] | undefined>>();
   /** Where an export goes; a seam so host tests can answer the dialog. */
   pickSaveUri: (suggested: vscode.Uri) => Thenable<vscode.Uri | undefined> = (defaultUri) =>
     vscode.window.showSaveDialog({ defaultUri, filters: { CSV: ['csv'] }, title: 'Export job accounting' });
@@ -116,7 +119,7 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
       const started = Date.now();
       const jobs = await client.accounting(form.system, { ...query, signal: ctl.signal });
       // Who cancelled a job is a uid: the user's own is shown by name.
-      const me = jobs.some((j) => / by \d+$/.test(j.state)) ? (await client.userInfo(form.system, { signal: ctl.signal }).catch(() => undefined))?.user : undefined;
+      const me = jobs.some((j) => / by \d+$/.test(j.state)) ? await this.whoAmI(form.profile, form.system, () => client.userInfo(form.system, { signal: ctl.signal })) : undefined;
       const rows: AccountingRow[] = jobs.filter((j) => matchesForm(j, form)).map((j) => toRow(j, me));
       this.log.info(`${form.profile}/${form.system}: ${rows.length} of ${jobs.length} job(s) in ${Date.now() - started} ms`);
       // API v2 has no accounting route: its job listing looks back 7 days at most (time_window).
@@ -133,6 +136,20 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
     } finally {
       if (this.inFlight === ctl) this.inFlight = undefined;
     }
+  }
+
+  private whoAmI(profile: string, system: string, ask: () => Promise<UserInfo>): Promise<UserInfo['user'] | undefined> {
+    const key = `${profile}\0${system}`;
+    let p = this.users.get(key);
+    if (!p) {
+      p = ask().then((u) => u.user, () => {
+        // A failure is not remembered: the next query asks again.
+        this.users.delete(key);
+        return undefined;
+      });
+      this.users.set(key, p);
+    }
+    return p;
   }
 
   private async exportCsv(requestId: number, ids: string[]): Promise<void> {
