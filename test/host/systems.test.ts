@@ -63,6 +63,9 @@ describe('Systems view', function () {
       assert.match(debug?.contextValue ?? '', /;default;/);
     }
     for (const p of parts) assert.match(p.description ?? '', /^(UP|DOWN|DRAIN|INACTIVE|[A-Z_]+)( · |$)/);
+    // The load, from one node listing and one all-users job listing of the system.
+    for (const p of parts) assert.match(p.description ?? '', /\d+\/\d+ idle( · \d+ running · \d+ pending)?$/, `${p.label}: ${p.description ?? ''}`);
+    if (t.gateway) assert.match(debug?.tooltip ?? '', /nodes idle\n\d+ jobs running, \d+ pending \(all users\)/);
   });
 
   it('shows the maint reservation with a maintenance warning', async function () {

@@ -11,6 +11,9 @@ import { isPassing } from '../../common/failureKinds';
 
 const HEAL_FIRST_MS = 10_000;
 const HEAL_MAX_MS = 60_000;
+/** The partitions' load (node and all-users job listings) is asked for again this often while the view is visible. */
+export const LOAD_REFRESH_MS = 60_000;
+const LOAD_KEYS = /^(queue|nodes)\//;
 
 type Entry = { promise: Promise<unknown> } & ({ state: 'loading' } | { state: 'done'; value: unknown } | { state: 'failed'; error: unknown });
 
@@ -22,6 +25,7 @@ export class SystemsModel implements vscode.Disposable {
   private visible = false;
   private healTimer: NodeJS.Timeout | undefined;
   private healDelay = HEAL_FIRST_MS;
+  private loadTimer: NodeJS.Timeout | undefined;
 
   constructor(readonly connections: ConnectionService) {}
 
@@ -32,10 +36,15 @@ export class SystemsModel implements vscode.Disposable {
    */
   setVisible(visible: boolean): void {
     this.visible = visible;
-    if (visible) this.scheduleHeal();
-    else {
+    if (visible) {
+      this.scheduleHeal();
+      // Only what is expanded is asked for again: the tree asks for the children it shows.
+      this.loadTimer ??= setInterval(() => this.expireLoad(), LOAD_REFRESH_MS);
+    } else {
       clearTimeout(this.healTimer);
       this.healTimer = undefined;
+      clearInterval(this.loadTimer);
+      this.loadTimer = undefined;
     }
   }
 
@@ -54,6 +63,18 @@ export class SystemsModel implements vscode.Disposable {
       this.healDelay = Math.min(HEAL_MAX_MS, this.healDelay * 2);
       if (dropped) this._onDidChange.fire();
     }, this.healDelay);
+  }
+
+  /** Drops the load listings that were answered, so that the next paint asks for them again. */
+  private expireLoad(): void {
+    let dropped = false;
+    for (const [k, e] of this.cache) {
+      if (LOAD_KEYS.test(k) && e.state === 'done') {
+        this.cache.delete(k);
+        dropped = true;
+      }
+    }
+    if (dropped) this._onDidChange.fire();
   }
 
   profiles(): string[] {
@@ -107,6 +128,7 @@ export class SystemsModel implements vscode.Disposable {
 
   dispose(): void {
     clearTimeout(this.healTimer);
+    clearInterval(this.loadTimer);
     this._onDidChange.dispose();
   }
 }

@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import { UnauthorizedError } from '../../core/errors';
 import type { ComputeNode, FileSystemInfo, Partition, Reservation, System } from '../../core/model';
+import { loadDescription, loadTooltip, type PartitionLoad } from './partitionLoad';
 import { healthIcon, healthTooltip, isMaintenanceSoon, nodeDescription, partitionDescription, reservationDescription, reservationTooltip } from './systemsFormat';
 
 export type Category = 'partitions' | 'nodes' | 'reservations' | 'filesystems' | 'userinfo';
@@ -10,7 +11,7 @@ export type SystemsNode =
   | { kind: 'connection'; profile: string; signedIn: boolean }
   | { kind: 'system'; profile: string; system: System }
   | { kind: 'category'; profile: string; system: System; category: Category; manage?: boolean }
-  | { kind: 'partition'; profile: string; system: string; partition: Partition }
+  | { kind: 'partition'; profile: string; system: string; partition: Partition; load?: PartitionLoad }
   | { kind: 'nodeState'; profile: string; system: string; state: string; nodes: ComputeNode[] }
   | { kind: 'computeNode'; profile: string; system: string; node: ComputeNode }
   | { kind: 'reservation'; profile: string; system: string; reservation: Reservation; manage?: boolean }
@@ -60,11 +61,16 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       return item;
     case 'partition':
       item = new vscode.TreeItem(n.partition.name, None);
-      item.description = partitionDescription(n.partition);
+      item.description = n.load ? `${partitionDescription(n.partition)} · ${loadDescription(n.load)}` : partitionDescription(n.partition);
       item.iconPath = n.partition.isDefault ? icon('star-full') : icon(n.partition.state === 'UP' ? 'layers-active' : 'layers-dot', n.partition.state === 'UP' ? undefined : 'list.warningForeground');
       item.contextValue = `;partition;${n.partition.isDefault ? 'default;' : ''}`;
       item.id = `p/${n.profile}/${n.system}/${n.partition.name}`;
-      if (n.partition.maxTimeSeconds !== undefined) item.tooltip = `max time ${Number.isFinite(n.partition.maxTimeSeconds) ? `${Math.round(n.partition.maxTimeSeconds / 60)} min` : 'unlimited'}`;
+      {
+        const lines: string[] = [];
+        if (n.partition.maxTimeSeconds !== undefined) lines.push(`max time ${Number.isFinite(n.partition.maxTimeSeconds) ? `${Math.round(n.partition.maxTimeSeconds / 60)} min` : 'unlimited'}`);
+        if (n.load) lines.push(loadTooltip(n.load));
+        if (lines.length) item.tooltip = lines.join('\n');
+      }
       return item;
     case 'nodeState':
       item = new vscode.TreeItem(n.state, Collapsed);

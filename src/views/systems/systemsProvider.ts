@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { ComputeNode, System, UserInfo } from '../../core/model';
 import type { SystemsModel } from './systemsModel';
+import { emptyLoad, partitionLoads } from './partitionLoad';
 import { CATEGORIES, toTreeItem, type SystemsNode } from './systemsNodes';
 
 /** More nodes than this are grouped by state. */
@@ -71,8 +72,15 @@ export class SystemsProvider implements vscode.TreeDataProvider<SystemsNode>, vs
         return system.fileSystems.length ? system.fileSystems.map((fs) => ({ kind: 'filesystem', ...base, fs })) : empty('No filesystems');
       case 'partitions':
         try {
-          const parts = await this.model.fetch(profile, name, 'partitions', (c) => c.partitions(name));
-          return parts.length ? parts.map((partition) => ({ kind: 'partition', ...base, partition })) : empty('No partitions');
+          // The load: one node listing (shared with the Nodes group) and one all-users job listing
+          // per system, asked with the partitions; either may be missing (the partitions still show).
+          const [parts, nodes, jobs] = await Promise.all([
+            this.model.fetch(profile, name, 'partitions', (c) => c.partitions(name)),
+            this.model.fetch(profile, name, 'nodes', (c) => c.nodes(name)).catch(() => undefined),
+            this.model.fetch(profile, name, 'queue', (c) => c.jobs(name, { allUsers: true, timeWindow: '1h' })).catch(() => undefined),
+          ]);
+          const loads = nodes || jobs ? partitionLoads(nodes, jobs) : undefined;
+          return parts.length ? parts.map((partition) => ({ kind: 'partition', ...base, partition, load: loads ? (loads.get(partition.name) ?? emptyLoad(nodes !== undefined, jobs !== undefined)) : undefined })) : empty('No partitions');
         } catch (e) {
           return fail('partitions', e);
         }
