@@ -52,6 +52,11 @@ export interface JobListOptions extends CallOptions {
   /** v2 >= 2.5.7: look-back for finished jobs. */
   timeWindow?: '1h' | '8h' | '24h' | '3d' | '7d';
   /**
+   * Only the jobs in the queue (pending, running) are wanted, as for a partition's load: v1 then
+   * asks its accounting nothing for finished jobs. v2 lists finished ones of `timeWindow` anyway.
+   */
+  queueOnly?: boolean;
+  /**
    * Answer with what is known now, and call this once a later listing will show more. On v1 the
    * finished jobs of the look-back window take a few accounting requests; a view lists the queue at
    * once and lists again when they arrived. Without it the listing waits for them.

@@ -170,7 +170,8 @@ export class V1Api implements FirecrestApi, V1Extras {
   }
   /** The queue and, like v2's listing, the jobs that finished within `timeWindow` (default 24 h): the window's newest (asked for once per window), and those this connection submitted or saw queued. */
   async jobs(system: string, o: JobListOptions = {}): Promise<Job[]> {
-    return this.recent.merge(system, await this.compute.jobs(system, o), o);
+    const queue = await this.compute.jobs(system, o);
+    return o.queueOnly ? queue : this.recent.merge(system, queue, o);
   }
   job(system: string, jobId: string, o?: CallOptions): Promise<Job> { return this.compute.job(system, jobId, o); }
   /** v1 cannot return a job's script; only the log paths squeue reports. */

@@ -77,7 +77,7 @@ export class SystemsProvider implements vscode.TreeDataProvider<SystemsNode>, vs
           const [parts, nodes, jobs] = await Promise.all([
             this.model.fetch(profile, name, 'partitions', (c) => c.partitions(name)),
             this.model.fetch(profile, name, 'nodes', (c) => c.nodes(name)).catch(() => undefined),
-            this.model.fetch(profile, name, 'queue', (c) => c.jobs(name, { allUsers: true, timeWindow: '1h' })).catch(() => undefined),
+            this.model.fetch(profile, name, 'queue', (c) => c.jobs(name, { allUsers: true, timeWindow: '1h', queueOnly: true })).catch(() => undefined),
           ]);
           const loads = nodes || jobs ? partitionLoads(nodes, jobs) : undefined;
           return parts.length ? parts.map((partition) => ({ kind: 'partition', ...base, partition, load: loads ? (loads.get(partition.name) ?? emptyLoad(nodes !== undefined, jobs !== undefined)) : undefined })) : empty('No partitions');
