@@ -43,7 +43,7 @@ void describe('v1 job listing: finished jobs of the look-back window', { skip: t
   void it('a job that ended just before a new client looked is listed once accounting has it (accounting lag), with its exit code', async () => {
     // Slurm's time-window accounting misses a job for a few seconds after it ends; the gateway
     // reproduces that with its accounting-lag setting.
-    const LAG = 15;
+    const LAG = 10;
     if (counted) await gateway.settings({ accountingLagSeconds: LAG });
     try {
       const first = await finishedJob(3);
