@@ -3,11 +3,13 @@
 // counting the tests of all suites.
 import { spawn } from 'node:child_process';
 
+// Steps with the same `together` tag run side by side (their output is printed when each ends,
+// whole): lint and the type check are CPU, the unit suite mostly waits for its schedulers.
 const steps = [
-  ['lint', 'npm', ['run', '-s', 'lint']],
-  ['types', 'npm', ['run', '-s', 'typecheck']],
   ['build', 'npm', ['run', '-s', 'build']],
-  ['unit', 'npm', ['run', '-s', 'test:unit']],
+  ['lint', 'npm', ['run', '-s', 'lint'], 'checks'],
+  ['types', 'npm', ['run', '-s', 'typecheck'], 'checks'],
+  ['unit', 'npm', ['run', '-s', 'test:unit'], 'checks'],
   ['gateway', 'npm', ['run', '-s', 'test:gateway']],
   ['core', 'npm', ['run', '-s', 'test:core']],
   ['reliability', 'npm', ['run', '-s', 'test:reliability']],
@@ -40,29 +42,53 @@ const scan = (line, step) => {
   else if ((m = /^\s*(\d+) pending/.exec(line))) skipped += +m[1];
 };
 
-for (const [name, cmd, args] of steps) {
-  console.log(`\n##### ${name} #####`);
+/** Runs one step; `live`: its output streams as it comes, else it is printed whole at the end. */
+function runStep(name, cmd, args, live) {
   const started = Date.now();
-  const code = await new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = [];
+  const print = (s) => (live ? process.stdout.write(s) : out.push(s));
+  print(`\n##### ${name} #####\n`);
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let buf = '';
+    const lines = [];
     child.stdout.on('data', (d) => {
-      process.stdout.write(d);
+      print(d.toString());
       buf += d.toString();
-      const lines = buf.split('\n'); buf = lines.pop();
-      lines.forEach((l) => scan(l, name));
+      const ls = buf.split('\n'); buf = ls.pop();
+      lines.push(...ls);
     });
-    child.on('close', (c) => { if (buf) scan(buf, name); resolve(c ?? 1); });
+    child.stderr.on('data', (d) => (live ? process.stderr.write(d) : out.push(d.toString())));
+    child.on('close', (c) => {
+      if (buf) lines.push(buf);
+      const code = c ?? 1;
+      const seconds = (Date.now() - started) / 1000;
+      print(`##### ${name}: ${code === 0 ? 'ok' : 'FAILED'} (${seconds.toFixed(1)} s)\n`);
+      if (!live) process.stdout.write(out.join(''));
+      // Counted after the step, in step order within a group: the digest stays per step.
+      for (const l of lines) scan(l, name);
+      capture = 0;
+      resolve({ name, seconds, ok: code === 0 });
+    });
   });
-  capture = 0;
-  timings.push({ name, seconds: (Date.now() - started) / 1000, ok: code === 0 });
-  console.log(`##### ${name}: ${code === 0 ? 'ok' : 'FAILED'} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-  if (code !== 0) failedSteps.push(name);
+}
+
+const wallStarted = Date.now();
+for (let i = 0; i < steps.length;) {
+  const tag = steps[i][3];
+  const group = tag ? steps.filter((s, j) => j >= i && s[3] === tag) : [steps[i]];
+  i += group.length;
+  const results = await Promise.all(group.map(([name, cmd, args]) => runStep(name, cmd, args, group.length === 1)));
+  for (const r of results) {
+    timings.push(r);
+    if (!r.ok) failedSteps.push(r.name);
+  }
 }
 const total = timings.reduce((s, x) => s + x.seconds, 0);
 console.log('\nstep         seconds  share  result');
 for (const x of timings) console.log(`${x.name.padEnd(12)} ${x.seconds.toFixed(1).padStart(7)}  ${((100 * x.seconds) / (total || 1)).toFixed(0).padStart(4)}%  ${x.ok ? 'ok' : 'FAILED'}`);
-console.log(`${'total'.padEnd(12)} ${total.toFixed(1).padStart(7)}`);
+console.log(`${'total'.padEnd(12)} ${total.toFixed(1).padStart(7)}  (steps added up)`);
+console.log(`${'wall'.padEnd(12)} ${((Date.now() - wallStarted) / 1000).toFixed(1).padStart(7)}  (lint, types and unit run side by side)`);
 if (digest.length) console.log(`\nfailures (first lines of each report):\n${digest.join('\n')}`);
 if (failedSteps.length) console.log(`\nfailed steps: ${failedSteps.join(', ')}`);
 if (failedSteps.length && failed === 0) failed = failedSteps.length;

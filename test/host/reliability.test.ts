@@ -56,13 +56,20 @@ describe('Reliability: token expiry and gateway restart', function () {
       await vscode.commands.executeCommand('firecrest.jobs.focus');
       await waitFor('the Jobs view to be visible', async () => (await jobsTree()).visible);
     });
+    /** The test's job, cancelled here too when the test failed before it did. */
+    let running: string | undefined;
     after(async () => {
+      if (running) await client.cancelJob(t.system, running).catch(() => undefined);
       await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
     });
 
     it('the Jobs view keeps refreshing and files keep working across repeated expiries, with no error shown', async function () {
       this.timeout(180_000);
-      const jobId = await client.submitJob(t.system, { workingDirectory: home, script: '#!/bin/bash\nsleep 15\n', name: 'fc-rel-token' });
+      // The job runs until the rounds are done (the view refreshes every 5 s only while a job
+      // runs; a job that ended mid-test stopped the refreshes a round waits for: CI15), then it
+      // is cancelled, and the view must show that too.
+      const jobId = await client.submitJob(t.system, { workingDirectory: home, script: '#!/bin/bash\nsleep 600\n', name: 'fc-rel-token' });
+      running = jobId;
       await vscode.commands.executeCommand('firecrest.jobs.refresh');
       const file = vscode.Uri.from({ scheme: 'firecrest', authority: `${PROFILE}@${t.system}`, path: `${home}/fc-rel-token-${jobId}.txt` });
       // What the user would see of an expired token: a sign-in node, or an error about the token.
@@ -91,10 +98,12 @@ describe('Reliability: token expiry and gateway restart', function () {
         await adminCall(admin, 'POST', '/tokens/expire');
         assert.equal(new TextDecoder().decode(await vscode.workspace.fs.readFile(file)), `round ${k}\n`);
       }
+      await adminCall(admin, 'POST', '/tokens/expire');
+      await client.cancelJob(t.system, jobId);
       const done = await waitFor('the job among the finished ones', async () => {
         const s = await jobsTree();
         look(s);
-        return under(s, PROFILE).find((n) => n.label.startsWith(`${jobId} `) && /COMPLETED/.test(n.description ?? ''));
+        return under(s, PROFILE).find((n) => n.label.startsWith(`${jobId} `) && /CANCELLED/.test(n.description ?? ''));
       }, 90_000);
       assert.ok(done);
       if (otherErrors.size) console.log(`[reliability] passing errors seen (not token-related): ${[...otherErrors].join(' | ')}`);
