@@ -64,7 +64,7 @@ describe('Systems view', function () {
     }
     for (const p of parts) assert.match(p.description ?? '', /^(UP|DOWN|DRAIN|INACTIVE|[A-Z_]+)( · |$)/);
     // The load, from one node listing and one all-users job listing of the system.
-    for (const p of parts) assert.match(p.description ?? '', /\d+\/\d+ idle( · \d+ running · \d+ pending)?$/, `${p.label}: ${p.description ?? ''}`);
+    for (const p of parts) assert.match(p.description ?? '', /^[A-Z_]+ · \d+\/\d+ idle( · \d+ running · \d+ pending)?( · default)?$/, `${p.label}: ${p.description ?? ''}`);
     if (t.gateway) assert.match(debug?.tooltip ?? '', /nodes idle\n\d+ jobs running, \d+ pending \(all users\)/);
   });
 

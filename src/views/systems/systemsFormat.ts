@@ -1,4 +1,5 @@
 /** Words for the Systems tree (pure, no `vscode`). */
+import { loadDescription, type PartitionLoad } from './partitionLoad';
 import type { ComputeNode, Health, Partition, Reservation } from '../../core/model';
 
 export const MAINTENANCE_WARN_DAYS = 7;
@@ -34,10 +35,15 @@ export function healthTooltip(name: string, h: Health): string {
   return lines.join('\n');
 }
 
-export function partitionDescription(p: Partition): string {
+/**
+ * `UP · 2/10 idle · 12 running · 80 pending · default` with the load (first, where a narrow side
+ * bar still shows it; the CPUs go to the tooltip), `UP · 10 nodes · 640 CPUs · default` without.
+ */
+export function partitionDescription(p: Partition, load?: PartitionLoad): string {
   const parts = [p.state];
-  if (p.totalNodes !== undefined) parts.push(`${p.totalNodes} node${p.totalNodes === 1 ? '' : 's'}`);
-  if (p.cpus !== undefined) parts.push(`${p.cpus} CPUs`);
+  if (load && (load.nodes !== undefined || load.running !== undefined)) parts.push(loadDescription(load));
+  if (load?.nodes === undefined && p.totalNodes !== undefined) parts.push(`${p.totalNodes} node${p.totalNodes === 1 ? '' : 's'}`);
+  if (!load && p.cpus !== undefined) parts.push(`${p.cpus} CPUs`);
   if (p.isDefault) parts.push('default');
   return parts.join(' · ');
 }

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import { UnauthorizedError } from '../../core/errors';
 import type { ComputeNode, FileSystemInfo, Partition, Reservation, System } from '../../core/model';
-import { loadDescription, loadTooltip, type PartitionLoad } from './partitionLoad';
+import { loadTooltip, type PartitionLoad } from './partitionLoad';
 import { healthIcon, healthTooltip, isMaintenanceSoon, nodeDescription, partitionDescription, reservationDescription, reservationTooltip } from './systemsFormat';
 
 export type Category = 'partitions' | 'nodes' | 'reservations' | 'filesystems' | 'userinfo';
@@ -61,12 +61,13 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       return item;
     case 'partition':
       item = new vscode.TreeItem(n.partition.name, None);
-      item.description = n.load ? `${partitionDescription(n.partition)} · ${loadDescription(n.load)}` : partitionDescription(n.partition);
+      item.description = partitionDescription(n.partition, n.load);
       item.iconPath = n.partition.isDefault ? icon('star-full') : icon(n.partition.state === 'UP' ? 'layers-active' : 'layers-dot', n.partition.state === 'UP' ? undefined : 'list.warningForeground');
       item.contextValue = `;partition;${n.partition.isDefault ? 'default;' : ''}`;
       item.id = `p/${n.profile}/${n.system}/${n.partition.name}`;
       {
         const lines: string[] = [];
+        if (n.partition.cpus !== undefined) lines.push(`${n.partition.totalNodes ?? '?'} nodes, ${n.partition.cpus} CPUs`);
         if (n.partition.maxTimeSeconds !== undefined) lines.push(`max time ${Number.isFinite(n.partition.maxTimeSeconds) ? `${Math.round(n.partition.maxTimeSeconds / 60)} min` : 'unlimited'}`);
         if (n.load) lines.push(loadTooltip(n.load));
         if (lines.length) item.tooltip = lines.join('\n');
