@@ -67,6 +67,15 @@ const FINAL = /^(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_OF_MEMORY|NODE_FAIL|PREE
 /** Bytes of the error file read at most. */
 const MAX_ERROR_BYTES = 64 * 1024;
 
+/** Waits (without the search's signal: it may be the reason) until the job is final, for at most `limitMs`. */
+async function untilEnded(api: FirecrestApi, system: string, jobId: string, limitMs: number): Promise<void> {
+  for (let wait = 250, started = Date.now(); Date.now() - started < limitMs; wait = Math.min(1000, wait * 2)) {
+    const job = await api.job(system, jobId).catch((e: unknown) => (e instanceof NotFoundError ? undefined : null));
+    if (job === undefined || (job && FINAL.test(job.state))) return;
+    await sleep(wait);
+  }
+}
+
 /**
  * Runs one search to its end (the job ended and its output was read), the cap, or `signal`.
  * Throws InvalidInputError before submitting a query that cannot be searched for, CancelledError
@@ -161,8 +170,13 @@ export async function searchOnCluster(api: FirecrestApi, system: string, q: Sear
     finished = true;
     return { ...summary, filesSearched: summary.tool === 'grep' ? files : undefined, ...stats, outputBytes: reader.offset };
   } finally {
-    // A search cut short (cap, cancel, failure) stops its job; its files go in every case.
-    if (!ended || !finished) await api.cancelJob(system, jobId).catch(() => undefined);
+    // A search cut short (cap, cancel, failure) stops its job; its files go in every case. A
+    // cancelled job may still be starting and open its files after a remove: the files are removed
+    // once it has ended (the script also removes them itself when it is cancelled).
+    if (!ended || !finished) {
+      await api.cancelJob(system, jobId).catch(() => undefined);
+      await untilEnded(api, system, jobId, 10_000);
+    }
     await Promise.all([api.remove(system, outputPath).catch(() => undefined), api.remove(system, errorPath).catch(() => undefined)]);
   }
 

@@ -145,6 +145,9 @@ export function searchScript(q: SearchQuery, o: SearchScriptOptions): string {
     `out=${shellQuote(o.outputPath)}`,
     `err=${shellQuote(o.errorPath)}`,
     `tool=${shellQuote(o.tool)}`,
+    // Cancelled (scancel's SIGTERM) while starting or running: the job takes its files along,
+    // also those it opened after the client removed them (CI17).
+    'trap \'rm -f -- "$out" "$err"; exit 143\' TERM INT',
     'umask 077',
     `mkdir -p -- ${shellQuote(o.scratchDir)} 2>/dev/null`,
     'exec >"$out" 2>"$err" || exit 1',
