@@ -63,7 +63,6 @@ export interface SearchSummary {
 /** Poll cadence: the first wait, growing by half while nothing changes, up to the last (ms). */
 export const SEARCH_POLL = { firstMs: 250, maxMs: 2000, growth: 1.5 } as const;
 
-const FINAL = /^(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_OF_MEMORY|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE|SPECIAL_EXIT)/;
 /** Bytes of the error file read at most. */
 const MAX_ERROR_BYTES = 64 * 1024;
 
@@ -71,7 +70,7 @@ const MAX_ERROR_BYTES = 64 * 1024;
 async function untilEnded(api: FirecrestApi, system: string, jobId: string, limitMs: number): Promise<void> {
   for (let wait = 250, started = Date.now(); Date.now() - started < limitMs; wait = Math.min(1000, wait * 2)) {
     const job = await api.job(system, jobId).catch((e: unknown) => (e instanceof NotFoundError ? undefined : null));
-    if (job === undefined || (job && FINAL.test(job.state))) return;
+    if (job === undefined || job?.isFinal) return;
     await sleep(wait);
   }
 }
@@ -158,7 +157,7 @@ export async function searchOnCluster(api: FirecrestApi, system: string, q: Sear
       // while (it may have been stopped: time limit, cancelled from elsewhere).
       if (!started || quiet % 4 === 3) {
         const job = await counted(api.job(system, jobId, call)).catch((e: unknown) => { if (e instanceof NotFoundError) return undefined; throw e; });
-        if (job && FINAL.test(job.state)) {
+        if (job?.isFinal) {
           jobOver = true;
           continue;
         }
