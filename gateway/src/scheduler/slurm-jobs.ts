@@ -183,6 +183,8 @@ export interface JobSources {
   squeue: boolean;
   /** Run sacct with these extra arguments (time window or job ids); undefined = skip sacct. */
   sacctArgs?: string[];
+  /** sacct `--allocations`: the jobs without their steps (v1's `sacct -X`; steps cost most of sacct's time). */
+  allocationsOnly?: boolean;
 }
 
 /** Runs squeue and/or sacct concurrently as `user` and merges their records. */
@@ -203,7 +205,7 @@ export async function queryJobs(user: UnixUser, query: JobQuery, sources: JobSou
       `--Format=${SQUEUE_FIELDS.map((f) => `${f}:${SEP}`).join(',')}`])
     : undefined;
   const sacctP = sources.sacctArgs
-    ? slurmRun(user, ['sacct', '--noheader', '--parsable2', `--delimiter=${SEP}`, ...filters(true), ...sources.sacctArgs,
+    ? slurmRun(user, ['sacct', '--noheader', '--parsable2', `--delimiter=${SEP}`, ...filters(true), ...(sources.allocationsOnly ? ['--allocations'] : []), ...sources.sacctArgs,
       `--format=${SACCT_FIELDS.join(',')}`])
     : undefined;
   const [sq, sa] = await Promise.all([squeueP, sacctP]);

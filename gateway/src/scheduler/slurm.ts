@@ -90,7 +90,8 @@ export class SlurmScheduler implements Scheduler {
     else if (!query.jobIds?.length) args.push(`--starttime=now-${query.finishedWithinSeconds ?? DAY}seconds`);
     if (query.endTime !== undefined) args.push(`--endtime=${slurmTime(query.endTime)}`);
     await this.names();
-    return queryJobs(user, query, { squeue: false, sacctArgs: args }, this.cluster, this.userOf);
+    // Upstream v1 runs `sacct -X`: allocations only, no steps.
+    return queryJobs(user, query, { squeue: false, sacctArgs: args, allocationsOnly: true }, this.cluster, this.userOf);
   }
 
   async metadata(user: UnixUser, jobId: string): Promise<JobMetadataRecord | undefined> {
