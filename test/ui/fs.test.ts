@@ -5,7 +5,8 @@
  * test-results/fs-remote-explorer.png, test-results/fs-context-submenu.png.
  */
 import * as assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
+import { admin, adminAvailable, requestsMatching } from './support/gateway';
 import { openWorkbench, runCommand, screenshot } from './support/workbench';
 
 const SYSTEM = process.env.FIRECREST_SYSTEM ?? 'localcluster';
@@ -19,6 +20,47 @@ async function newWindow(page: Page, trigger: () => Promise<void>): Promise<Page
   if (first) return first;
   if (await allow.isVisible().catch(() => false)) await allow.click();
   return popup;
+}
+
+/** The gateway's file reads (v2 and v1 routes): the failure below is made of these. */
+const READ_FAULT = '^GET (/v2/filesystem/[^/]+/ops/(view|download)|/v1/utilities/(view|download))$';
+const READ_ROUTE = /^GET (\/v2\/filesystem\/\{system\}\/ops\/(view|download)|\/v1\/utilities\/(view|download))$/;
+
+/** Every surface VS Code shows an error on: modal dialogs, notification toasts, the editor's placeholder. */
+async function errorSurfaces(win: Page): Promise<string[]> {
+  const texts = async (selector: string) => (await win.locator(selector).allInnerTexts()).map((s) => `${selector}: ${s.replace(/\s+/g, ' ').trim()}`);
+  return [
+    ...(await texts('.monaco-dialog-box')),
+    ...(await texts('.notifications-toasts .notification-toast')),
+    ...(await texts('.editor-group-container .monaco-editor-pane-placeholder')),
+  ];
+}
+
+async function oneErrorPerFailure(win: Page, file: Locator): Promise<void> {
+  await admin('PUT', '/faults', { dropBefore: { rate: 1, match: READ_FAULT } });
+  try {
+    const before = await requestsMatching(READ_ROUTE);
+    await file.click();
+    const first = win.locator('.monaco-dialog-box, .notifications-toasts .notification-toast, .editor-group-container .monaco-editor-pane-placeholder').first();
+    await first.waitFor({ timeout: 90_000 });
+    // The failure is over once the client stops reading: no new read reaches the gateway while
+    // the workbench has had time to show anything more (a second read would be a second error).
+    let reads = await requestsMatching(READ_ROUTE);
+    for (;;) {
+      await win.waitForTimeout(2000);
+      const now = await requestsMatching(READ_ROUTE);
+      if (now === reads) break;
+      reads = now;
+    }
+    const shown = await errorSurfaces(win);
+    await screenshot(win, 'fs-read-failure');
+    console.log(`[ui fs] a failed read: ${reads - before} read request(s); shown: ${shown.join(' | ')}`);
+    assert.equal(shown.length, 1, `one error for one failure, not: ${shown.join(' | ')}`);
+    assert.match(shown[0], /Unable to open 'sum\.py'.*Cannot reach/, 'the error says which file and why');
+    await win.keyboard.press('Escape');
+  } finally {
+    await admin('DELETE', '/faults');
+  }
 }
 
 describe('remote folder in the Explorer', () => {
@@ -86,6 +128,15 @@ describe('remote folder in the Explorer', () => {
       await results.locator('.monaco-list-row').filter({ hasText: 'hello.sbatch' }).first().waitFor({ timeout: 90_000 });
       await results.locator('.message').filter({ hasText: /^\s*\d[\d,]* results? in \d+ files?/ }).first().waitFor({ timeout: 30_000 });
       await screenshot(win, 'fs-search');
+
+      // One error per failure (#17): with every file read dropped by the gateway, opening a file
+      // shows its error once: no second modal, no toast repeating it.
+      if (adminAvailable()) {
+        await win.keyboard.press('Control+Shift+E');
+        await row('analysis').click();
+        await row('sum.py').waitFor({ timeout: 30_000 });
+        await oneErrorPerFailure(win, row('sum.py'));
+      }
     } catch (e) {
       await screenshot(win, 'fs-remote-explorer-failed').catch(() => undefined);
       throw e;

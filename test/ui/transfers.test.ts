@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import { createClient } from '../../src/core/createClient';
 import { gatewayOnly, target } from '../support/target';
+import { admin } from './support/gateway';
 import { openWorkbench, runCommand, screenshot } from './support/workbench';
 
 const MiB = 1024 * 1024;
@@ -20,17 +21,6 @@ const MiB = 1024 * 1024;
 /** The document inside the (one) webview: VS Code nests the page in a second iframe. */
 function webview(page: Page): FrameLocator {
   return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
-}
-
-async function admin(method: string, path: string, body?: unknown): Promise<void> {
-  const gw = target().gateway;
-  if (!gw?.admin || !gw.adminToken) return;
-  const res = await fetch(`${gw.admin.replace(/\/+$/, '')}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${gw.adminToken}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  if (!res.ok) throw new Error(`${method} ${path}: HTTP ${res.status}`);
 }
 
 /** Sets `workbench.colorTheme` through the theme picker (it lists `Default Dark Modern` as `Dark Modern`). */
