@@ -4,14 +4,16 @@
 import { spawn } from 'node:child_process';
 
 // Steps with the same `together` tag run side by side (their output is printed when each ends,
-// whole): lint and the type check are CPU, the unit suite mostly waits for its schedulers.
+// whole): lint and the type check are CPU, the unit suite mostly waits for its schedulers; the
+// gateway and core suites each use about a quarter of the two cores (they wait for Slurm and for
+// their own fault timers), each against a gateway of its own.
 const steps = [
   ['build', 'npm', ['run', '-s', 'build']],
   ['lint', 'npm', ['run', '-s', 'lint'], 'checks'],
   ['types', 'npm', ['run', '-s', 'typecheck'], 'checks'],
   ['unit', 'npm', ['run', '-s', 'test:unit'], 'checks'],
-  ['gateway', 'npm', ['run', '-s', 'test:gateway']],
-  ['core', 'npm', ['run', '-s', 'test:core']],
+  ['gateway', 'npm', ['run', '-s', 'test:gateway'], 'suites'],
+  ['core', 'npm', ['run', '-s', 'test:core'], 'suites'],
   ['reliability', 'npm', ['run', '-s', 'test:reliability']],
   ['host', 'npm', ['run', '-s', 'test:host']],
   // The feature suites again on an API v1 connection (the build step above already built).
@@ -88,7 +90,7 @@ const total = timings.reduce((s, x) => s + x.seconds, 0);
 console.log('\nstep         seconds  share  result');
 for (const x of timings) console.log(`${x.name.padEnd(12)} ${x.seconds.toFixed(1).padStart(7)}  ${((100 * x.seconds) / (total || 1)).toFixed(0).padStart(4)}%  ${x.ok ? 'ok' : 'FAILED'}`);
 console.log(`${'total'.padEnd(12)} ${total.toFixed(1).padStart(7)}  (steps added up)`);
-console.log(`${'wall'.padEnd(12)} ${((Date.now() - wallStarted) / 1000).toFixed(1).padStart(7)}  (lint, types and unit run side by side)`);
+console.log(`${'wall'.padEnd(12)} ${((Date.now() - wallStarted) / 1000).toFixed(1).padStart(7)}  (lint, types and unit side by side; gateway and core too)`);
 if (digest.length) console.log(`\nfailures (first lines of each report):\n${digest.join('\n')}`);
 if (failedSteps.length) console.log(`\nfailed steps: ${failedSteps.join(', ')}`);
 if (failedSteps.length && failed === 0) failed = failedSteps.length;
