@@ -194,9 +194,9 @@ describe('Job Accounting panel', function () {
     await waitFor('the rendered details', () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((x) => x.input instanceof vscode.TabInputWebview && x.label.includes(`${ids.fail}.md`)));
   });
 
-  it('opens the output of a job from its row (Open Job Output through firecrest://)', async () => {
+  it('opens the output of a job from its row (Open Job Output: a read-only output document)', async () => {
     await panel.receive({ type: 'openJob', id: ids.ok, what: 'output' });
-    const editor = await waitFor('the output editor', () => vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'firecrest'), 30_000);
+    const editor = await waitFor('the output document, with the output and how the job ended', () => vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === 'firecrest-output' && /\[Job \d+ completed/.test(e.document.getText())), 30_000);
     assert.match(editor.document.getText(), new RegExp(`accounting ${tag} 0`));
   });
 

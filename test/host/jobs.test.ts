@@ -162,12 +162,20 @@ describe('Jobs view and job commands', function () {
     assert.ok(snap.notices.some((n) => n.includes(`Job ${submitted!.jobId} `) && n.includes('completed with exit code 0')), snap.notices.join('\n'));
   });
 
-  it('opens the output file through the file system provider', async () => {
+  it('opens the output file itself through the file system provider (Open Job Output File)', async () => {
     assert.ok(submitted);
-    const uri = await vscode.commands.executeCommand<string>('firecrest.openJobOutput', submitted);
+    const uri = await vscode.commands.executeCommand<string>('firecrest.openJobOutputFile', submitted);
     assert.match(uri, /^firecrest:/);
     const editor = await waitFor('the output editor', () => vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri));
     assert.equal(editor.document.getText(), expectedOutput(tag));
+  });
+
+  it('opens the output as a read-only document that ends with how the job ended (Open Job Output)', async () => {
+    assert.ok(submitted);
+    const uri = await vscode.commands.executeCommand<string>('firecrest.openJobOutput', submitted);
+    assert.match(uri, /^firecrest-output:/);
+    const editor = await waitFor('the output document, complete', () => vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri && e.document.getText().includes('[Job ')));
+    assert.equal(editor.document.getText(), `${expectedOutput(tag)}${expectedOutput(tag).endsWith('\n') ? '' : '\n'}[Job ${submitted.jobId} completed with exit code 0.]\n`);
   });
 
   it('shows the job details with the submitted script (where the API returns it)', async () => {

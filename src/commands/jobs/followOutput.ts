@@ -7,6 +7,7 @@ import { jobKey } from '../../common/jobRef';
 import type { ExtensionServices } from '../../common/services';
 import { endingOf } from '../../common/jobFormat';
 import { JobOutputTerminal } from './jobOutputTerminal';
+import { viewChunkBytes } from './openOutput';
 import { outputPaths } from './outputPaths';
 import { resolveJob } from './pickers';
 
@@ -52,9 +53,7 @@ export async function followJobOutput(services: ExtensionServices, followers: Fo
     existing.terminal.show();
     return { key, path };
   }
-  const system = (await services.connections.systems(ref.profile)).find((s) => s.name === ref.system);
-  // The server refuses a view above its ops limit (and reads two blocks): stay at half, at most 1 MiB.
-  const chunk = Math.max(64 * 1024, Math.min(1 << 20, Math.floor((system?.maxDirectTransferSize ?? 5242880) / 2)));
+  const chunk = await viewChunkBytes(services, ref.profile, ref.system);
   const pty = new JobOutputTerminal(client, { profile: ref.profile, system: ref.system, jobId: ref.jobId, path, stream: stream as 'stdout' | 'stderr' }, chunk, endingOf);
   const terminal = vscode.window.createTerminal({ name: `Job ${ref.jobId} ${String(stream)}`, pty, iconPath: new vscode.ThemeIcon('output') });
   followers.all.set(key, { pty, terminal });

@@ -13,7 +13,8 @@ import { trackBatchScriptContext } from './batchScriptContext';
 import { cancelJob } from './cancelJob';
 import { Followers, followJobOutput } from './followOutput';
 import { JOB_DETAILS_SCHEME, JobDetailsProvider, showJobDetails } from './jobDetails';
-import { openJobOutput } from './openOutput';
+import { OUTPUT_SCHEME, OutputDocuments } from './outputDocuments';
+import { openJobOutput, openJobOutputFile } from './openOutput';
 import { openExampleScript } from './exampleScript';
 import { resubmitJob } from './resubmitJob';
 import { submitJob } from './submitJob';
@@ -22,8 +23,11 @@ import { registerJobsViewCommands } from './viewCommands';
 export function registerJobCommands(services: ExtensionServices, jobs: JobsViewControl): vscode.Disposable {
   const log = services.log.withTag('jobs');
   const followers = new Followers();
+  const outputs = new OutputDocuments(log);
   const disposables = [
     followers,
+    outputs,
+    vscode.workspace.registerTextDocumentContentProvider(OUTPUT_SCHEME, outputs),
     trackBatchScriptContext(),
     vscode.workspace.registerTextDocumentContentProvider(JOB_DETAILS_SCHEME, new JobDetailsProvider(services)),
     registerCommand('firecrest.submitJob', log, (arg?: unknown) => submitJob(services, jobs, arg)),
@@ -31,8 +35,10 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
     // Asks again for everything the script leaves open (pre-filled with the last answers).
     registerCommand('firecrest.submitJobWithOptions', log, (arg?: unknown) => submitJob(services, jobs, { uri: arg instanceof vscode.Uri ? arg : undefined, ask: 'all' })),
     registerCommand('firecrest.followJobOutput', log, (arg?: unknown) => followJobOutput(services, followers, arg)),
-    registerCommand('firecrest.openJobOutput', log, (arg?: unknown) => openJobOutput(services, 'stdout', arg)),
-    registerCommand('firecrest.openJobError', log, (arg?: unknown) => openJobOutput(services, 'stderr', arg)),
+    registerCommand('firecrest.openJobOutput', log, (arg?: unknown) => openJobOutput(services, outputs, 'stdout', arg)),
+    registerCommand('firecrest.openJobError', log, (arg?: unknown) => openJobOutput(services, outputs, 'stderr', arg)),
+    registerCommand('firecrest.openJobOutputFile', log, (arg?: unknown) => openJobOutputFile(services, 'stdout', arg)),
+    registerCommand('firecrest.output.goToFirstAlert', log, () => outputs.goToFirstAlert()),
     registerCommand('firecrest.cancelJob', log, (arg?: unknown, selected?: unknown) => cancelJob(services, jobs, arg, selected ?? jobs.selection())),
     registerCommand('firecrest.showJobDetails', log, (arg?: unknown) => showJobDetails(services, arg)),
     registerCommand('firecrest.attachToJob', log, (arg?: unknown) => attachToJob(services, arg)),
@@ -46,6 +52,7 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
         const pty = attachTerminals.get(key);
         return pty && { emitted: pty.emitted, ran: pty.ran };
       }),
+      vscode.commands.registerCommand('firecrest.test.outputDocument', (uri: string) => outputs.snapshot(uri)),
       vscode.commands.registerCommand('firecrest.test.jobsRefreshed', (timeoutMs = 30_000) => waitForRefresh(jobs, Number(timeoutMs))),
       vscode.commands.registerCommand('firecrest.test.followerOutput', async (arg: { profile?: string; system: string; jobId: string; stream?: string; wait?: boolean }) => {
         const key = `${jobKey({ profile: arg.profile ?? services.connections.defaultProfileName() ?? '', system: arg.system, jobId: arg.jobId })}\u0000${arg.stream ?? 'stdout'}`;

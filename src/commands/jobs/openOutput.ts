@@ -1,13 +1,37 @@
-/** Open Job Output / Open Job Error: the files in an editor, through the firecrest:// file system. */
+/**
+ * Open Job Output / Open Job Error: the job's stdout or stderr as a read-only document that grows
+ * while the job runs (outputDocuments.ts). Open Output File opens the file itself, editable,
+ * through the firecrest:// file system.
+ */
 import * as vscode from 'vscode';
 import type { ExtensionServices } from '../../common/services';
 import { NotFoundError } from '../../core/errors';
 import { FirecrestUri } from '../../core/uri';
+import type { OutputDocuments } from './outputDocuments';
 import { outputPaths } from './outputPaths';
 import { resolveJob } from './pickers';
 
-export async function openJobOutput(services: ExtensionServices, stream: 'stdout' | 'stderr', arg?: unknown): Promise<string | undefined> {
+/** The `view` block size for a system: the server refuses a view above its ops limit (and reads two blocks), so half of it, at most 1 MiB. */
+export async function viewChunkBytes(services: ExtensionServices, profile: string, system: string): Promise<number> {
+  const info = (await services.connections.systems(profile)).find((s) => s.name === system);
+  return Math.max(64 * 1024, Math.min(1 << 20, Math.floor((info?.maxDirectTransferSize ?? 5242880) / 2)));
+}
+
+export async function openJobOutput(services: ExtensionServices, documents: OutputDocuments, stream: 'stdout' | 'stderr', arg?: unknown): Promise<string | undefined> {
   const ref = await resolveJob(services, arg, { placeHolder: `Open the ${stream === 'stdout' ? 'output' : 'error output'} of which job?` });
+  if (!ref) return undefined;
+  const client = await services.connections.client(ref.profile);
+  const paths = await outputPaths(client, ref.system, ref.jobId);
+  const path = stream === 'stdout' ? paths.stdout : paths.stderr;
+  if (!path) throw new Error(`Job ${ref.jobId} has no known ${stream} file.`);
+  const chunk = await viewChunkBytes(services, ref.profile, ref.system);
+  const uri = await documents.open({ profile: ref.profile, system: ref.system, jobId: ref.jobId, stream, path }, client, chunk, !paths.job.isFinal);
+  return uri.toString();
+}
+
+/** Open Output File: the output file itself in an editor, through the firecrest:// file system. */
+export async function openJobOutputFile(services: ExtensionServices, stream: 'stdout' | 'stderr', arg?: unknown): Promise<string | undefined> {
+  const ref = await resolveJob(services, arg, { placeHolder: `Open the ${stream === 'stdout' ? 'output' : 'error output'} file of which job?` });
   if (!ref) return undefined;
   const client = await services.connections.client(ref.profile);
   const paths = await outputPaths(client, ref.system, ref.jobId);

@@ -32,6 +32,8 @@ export interface StreamerOptions {
   /** Poll interval while output grows, and the longest interval when idle. */
   fastMs?: number;
   slowMs?: number;
+  /** Awaited before each look at the file or the job: reading pauses until it resolves (e.g. while nobody sees the output). */
+  ready?(): Promise<void>;
 }
 
 export interface StreamResult {
@@ -57,6 +59,7 @@ export class OutputStreamer {
     let waitingNoted = false;
     try {
       for (;;) {
+        await o.ready?.();
         if (!started) {
           const size = await this.size();
           if (size === undefined) {
