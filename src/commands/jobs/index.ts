@@ -16,6 +16,8 @@ import { JOB_DETAILS_SCHEME, JobDetailsProvider, showJobDetails } from './jobDet
 import { OUTPUT_SCHEME, OutputDocuments } from './outputDocuments';
 import { openJobOutput, openJobOutputFile } from './openOutput';
 import { openExampleScript } from './exampleScript';
+import { ProvenanceStore } from './provenance';
+import { compareScriptWithCurrent, JobScriptProvider, openWorkingDirectory, SCRIPT_SCHEME } from './provenanceCommands';
 import { resubmitJob } from './resubmitJob';
 import { submitJob } from './submitJob';
 import { registerJobsViewCommands } from './viewCommands';
@@ -24,16 +26,18 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
   const log = services.log.withTag('jobs');
   const followers = new Followers();
   const outputs = new OutputDocuments(log);
+  const provenance = new ProvenanceStore(services.context.globalStorageUri);
   const disposables = [
     followers,
     outputs,
     vscode.workspace.registerTextDocumentContentProvider(OUTPUT_SCHEME, outputs),
+    vscode.workspace.registerTextDocumentContentProvider(SCRIPT_SCHEME, new JobScriptProvider(services, provenance)),
     trackBatchScriptContext(),
-    vscode.workspace.registerTextDocumentContentProvider(JOB_DETAILS_SCHEME, new JobDetailsProvider(services)),
-    registerCommand('firecrest.submitJob', log, (arg?: unknown) => submitJob(services, jobs, arg)),
+    vscode.workspace.registerTextDocumentContentProvider(JOB_DETAILS_SCHEME, new JobDetailsProvider(services, provenance)),
+    registerCommand('firecrest.submitJob', log, (arg?: unknown) => submitJob(services, jobs, provenance, arg)),
     registerCommand('firecrest.openExampleScript', log, (arg?: unknown) => openExampleScript(services, arg)),
     // Asks again for everything the script leaves open (pre-filled with the last answers).
-    registerCommand('firecrest.submitJobWithOptions', log, (arg?: unknown) => submitJob(services, jobs, { uri: arg instanceof vscode.Uri ? arg : undefined, ask: 'all' })),
+    registerCommand('firecrest.submitJobWithOptions', log, (arg?: unknown) => submitJob(services, jobs, provenance, { uri: arg instanceof vscode.Uri ? arg : undefined, ask: 'all' })),
     registerCommand('firecrest.followJobOutput', log, (arg?: unknown) => followJobOutput(services, followers, arg)),
     registerCommand('firecrest.openJobOutput', log, (arg?: unknown) => openJobOutput(services, outputs, 'stdout', arg)),
     registerCommand('firecrest.openJobError', log, (arg?: unknown) => openJobOutput(services, outputs, 'stderr', arg)),
@@ -42,7 +46,9 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
     registerCommand('firecrest.cancelJob', log, (arg?: unknown, selected?: unknown) => cancelJob(services, jobs, arg, selected ?? jobs.selection())),
     registerCommand('firecrest.showJobDetails', log, (arg?: unknown) => showJobDetails(services, arg)),
     registerCommand('firecrest.attachToJob', log, (arg?: unknown) => attachToJob(services, arg)),
-    registerCommand('firecrest.resubmitJob', log, (arg?: unknown) => resubmitJob(services, jobs, arg)),
+    registerCommand('firecrest.resubmitJob', log, (arg?: unknown) => resubmitJob(services, jobs, provenance, arg)),
+    registerCommand('firecrest.compareJobScript', log, (arg?: unknown) => compareScriptWithCurrent(services, provenance, arg)),
+    registerCommand('firecrest.openJobWorkingDirectory', log, (arg?: unknown) => openWorkingDirectory(services, provenance, arg)),
     registerJobsViewCommands(jobs, log),
   ];
   if (services.context.extensionMode !== vscode.ExtensionMode.Production) {
@@ -52,6 +58,7 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
         const pty = attachTerminals.get(key);
         return pty && { emitted: pty.emitted, ran: pty.ran };
       }),
+      vscode.commands.registerCommand('firecrest.test.provenance', (ref: { profile: string; system: string; jobId: string }) => provenance.get(ref.profile, ref.system, ref.jobId)),
       vscode.commands.registerCommand('firecrest.test.outputDocument', (uri: string) => outputs.snapshot(uri)),
       vscode.commands.registerCommand('firecrest.test.jobsRefreshed', (timeoutMs = 30_000) => waitForRefresh(jobs, Number(timeoutMs))),
       vscode.commands.registerCommand('firecrest.test.followerOutput', async (arg: { profile?: string; system: string; jobId: string; stream?: string; wait?: boolean }) => {

@@ -7,11 +7,15 @@ import * as vscode from 'vscode';
 import { jobMarkdownTable } from '../../common/jobFormat';
 import type { ExtensionServices } from '../../common/services';
 import { resolveJob } from './pickers';
+import type { ProvenanceRecord, ProvenanceStore } from './provenance';
 
 export const JOB_DETAILS_SCHEME = 'firecrest-job';
 
 export class JobDetailsProvider implements vscode.TextDocumentContentProvider {
-  constructor(private readonly services: ExtensionServices) {}
+  constructor(
+    private readonly services: ExtensionServices,
+    private readonly provenance?: ProvenanceStore,
+  ) {}
 
   /** `firecrest-job://<profile>/<system>/<jobId>.md` */
   static uriFor(profile: string, system: string, jobId: string): vscode.Uri {
@@ -28,6 +32,8 @@ export class JobDetailsProvider implements vscode.TextDocumentContentProvider {
       const client = await this.services.connections.client(profile);
       const job = await client.job(system, jobId, { signal: ctl.signal });
       const out = [`# Job ${job.id}: ${job.name}`, '', jobMarkdownTable(job, system), ''];
+      const record = await this.provenance?.get(profile, system, jobId);
+      if (record) out.push(...provenanceSection(record));
       try {
         const meta = await client.jobMetadata(system, jobId, { signal: ctl.signal });
         out.push('## Files', '', `- stdin: ${meta.stdinPath ?? '—'}`, `- stdout: ${meta.stdoutPath ?? '—'}`, `- stderr: ${meta.stderrPath ?? '—'}`, '');
@@ -57,4 +63,19 @@ export async function showJobDetails(services: ExtensionServices, arg?: unknown)
     await vscode.window.showTextDocument(doc, { preview: true });
   }
   return uri.toString();
+}
+
+/** What the record kept at submit says: where the script came from, the commit, the options. */
+function provenanceSection(r: ProvenanceRecord): string[] {
+  const source = vscode.Uri.parse(r.source);
+  const lines = ['## Submitted from this editor', '', `- at: ${new Date(r.submittedAt).toLocaleString()}`, `- script: ${source.scheme === 'file' ? source.fsPath : source.toString()}${r.scriptPath ? ` (run by its path ${r.scriptPath})` : ''}`];
+  if (r.git) {
+    const dirty = r.git.diff ? `, with uncommitted changes (${r.git.diff.split('\n').filter((l) => /^[+-](?![+-])/.test(l)).length} lines${r.git.diffTruncated ? ', diff cut' : ''})` : ', clean';
+    lines.push(`- git: ${r.git.commit ?? 'no commit yet'}${r.git.branch ? ` on ${r.git.branch}` : ''} in ${r.git.root}${dirty}`);
+  }
+  const o = r.options;
+  lines.push(`- options: working directory ${o.workingDirectory}${o.partition ? `, partition ${o.partition}` : ''}${o.account ? `, account ${o.account}` : ''}${o.reservation ? `, reservation ${o.reservation}` : ''}`);
+  if (r.env && Object.keys(r.env).length) lines.push(`- environment: ${Object.keys(r.env).sort().join(', ')}`);
+  lines.push('', '_Compare Script with Current File and Resubmit Exactly use this record._', '');
+  return lines;
 }

@@ -20,6 +20,7 @@ import { SubmitMemory, type SubmitAnswers } from './submitMemory';
 import { homeDirectory } from '../../common/homeDirectory';
 import { askAccount, askPartition, askReservation, askWorkingDirectory } from './submitPrompts';
 import { explainSbatchRefusal } from '../../common/sbatchRefusals';
+import { gitFacts, type ProvenanceStore } from './provenance';
 
 export interface SubmitArgs {
   uri?: vscode.Uri | string;
@@ -40,7 +41,7 @@ function toUri(u: vscode.Uri | string): vscode.Uri {
   return typeof u === 'string' ? (/^[a-z][\w+.-]*:/i.test(u) ? vscode.Uri.parse(u) : vscode.Uri.file(u)) : u;
 }
 
-export async function submitJob(services: ExtensionServices, jobs: JobsViewControl, arg?: unknown): Promise<JobRef | undefined> {
+export async function submitJob(services: ExtensionServices, jobs: JobsViewControl, provenance: ProvenanceStore, arg?: unknown): Promise<JobRef | undefined> {
   // From the editor title / explorer the argument is the file's Uri; from tests an options object.
   const isUri = arg instanceof vscode.Uri;
   const args: SubmitArgs | undefined = !isUri && arg && typeof arg === 'object' ? arg : undefined;
@@ -94,6 +95,8 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
   const env = args?.env ?? vscode.workspace.getConfiguration('firecrest').get<Record<string, string>>('submit.environment');
   if (env && Object.keys(env).length) submission.env = Object.fromEntries(Object.entries(env).map(([k, v]) => [k, String(v)]));
 
+  // Read before the job is submitted: the commit and the diff that this run is made of.
+  const git = gitFacts(uri);
   const jobId = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Submitting ${basename(uri.path)} to ${system}…` }, () =>
     client.submitJob(system, submission).catch((e: unknown) => {
       // sbatch's refusals, in a sentence that says what to change (its own text kept after it).
@@ -104,6 +107,14 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
   services.log.withTag('jobs').info(`submitted ${basename(uri.path)} to ${system} as job ${jobId}${reuse ? ' (with the answers given last time)' : ''}`);
   if (asking || args?.remember) await memory.set(uri, answers);
   const ref: JobRef = { profile, system, jobId };
+  // The record of what ran; a failure to keep it never fails the submission.
+  await provenance.record({
+    profile, system, jobId, submittedAt: new Date().toISOString(), script: text, source: uri.toString(),
+    ...(remote ? { scriptPath: remote.path } : {}),
+    git: await git,
+    env: submission.env,
+    options: { workingDirectory, name: submission.name, account, partition, reservation },
+  }).catch((e: unknown) => services.log.withTag('jobs').warn(`could not keep the record of job ${jobId}: ${e instanceof Error ? e.message : String(e)}`));
   announceSubmitted(ref, jobs, 'Submitted');
   return ref;
 }
