@@ -28,7 +28,7 @@ export async function replaceAtomically(
     if (mode) await api.chmod(target.system, tmp.path, mode);
     // v2: a batch job, waited for and its log checked by the client: a failed move throws.
     const job = await api.move(target.system, tmp.path, target.path);
-    dropJobLogs(api, target, job, changed);
+    jobLogsGone(target, job, changed);
   } catch (e) {
     await api.remove(target.system, tmp.path).catch(() => undefined);
     throw e;
@@ -36,14 +36,11 @@ export async function replaceAtomically(
 }
 
 /**
- * A v2 move leaves two log files in the user's work directory. Once the move is verified they say
- * nothing, and one save must not add two files to the home folder: they go, in the background (the
- * save does not wait; if that fails they stay, as with any FirecREST client).
+ * A v2 move's job wrote two log files into the user's work directory; the client removes them once
+ * the move is verified (core, `waitForTransferJob`). A listing of that folder taken meanwhile may
+ * still show them: the folder is refreshed.
  */
-export function dropJobLogs(api: FirecrestApi, near: FirecrestUri, job: TransferJob | undefined, changed: (dir: FirecrestUri) => void): void {
-  const logs = [job?.outputLog, job?.errorLog].filter((p): p is string => !!p && /\/\.f7t_file_handling_job_[^/]*\.log$/.test(p));
-  if (!job || logs.length === 0) return;
-  void Promise.all(logs.map((p) => api.remove(job.system, p).catch(() => undefined))).then(() => {
-    for (const p of logs) changed(near.with({ path: p }).dirname);
-  });
+export function jobLogsGone(near: FirecrestUri, job: TransferJob | undefined, changed: (dir: FirecrestUri) => void): void {
+  const dirs = new Map([job?.outputLog, job?.errorLog].filter((p): p is string => !!p).map((p) => near.with({ path: p }).dirname).map((d) => [d.toString(), d]));
+  for (const d of dirs.values()) changed(d);
 }

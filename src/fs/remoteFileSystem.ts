@@ -9,7 +9,7 @@ import type { FirecrestApi } from '../core/api';
 import { createHash } from 'node:crypto';
 import { InvalidInputError, NotFoundError, NotSupportedError, PermissionDeniedError, TooLargeError } from '../core/errors';
 import { FirecrestUri } from '../core/uri';
-import { dropJobLogs, replaceAtomically } from './atomicWrite';
+import { jobLogsGone, replaceAtomically } from './atomicWrite';
 import { EntryType, entryFromStat, fetchListing, type Listing, type RemoteEntry } from './entries';
 import { FsError, tooLargeForDirectTransfer } from './fsError';
 import { TtlCache } from './ttlCache';
@@ -314,7 +314,7 @@ export class RemoteFileSystem {
         await api.remove(to.system, to.path);
       }
       const job = op === 'move' ? await api.move(from.system, from.path, to.path) : await api.copy(from.system, from.path, to.path);
-      dropJobLogs(api, to, job, (dir) => this.invalidate(dir));
+      jobLogsGone(to, job, (dir) => this.invalidate(dir));
     } finally {
       this.invalidate(to.dirname);
       this.invalidateTree(to);

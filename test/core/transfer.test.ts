@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { ServerError, type FirecrestClient } from '../../src/core/index';
+import { NotFoundError, ServerError, type FirecrestClient } from '../../src/core/index';
 import { gatewayOnly } from '../support/target';
 import { client, dec, enc, gateway, scratchDir, t } from './support';
 
@@ -26,6 +26,9 @@ void describe('transfer routes (job-backed) and the ops fallbacks', () => {
     const job = await c.copy(S, `${dir}/a.txt`, `${dir}/b.txt`, wait);
     assert.ok(job?.jobId);
     assert.equal(dec(await c.downloadSmall(S, `${dir}/b.txt`)), 'A');
+    // Verified: the job's two log files are gone from the user's folder.
+    assert.ok(job.outputLog && job.errorLog, 'the server named its logs');
+    for (const log of [job.outputLog, job.errorLog]) await assert.rejects(c.stat(S, log), NotFoundError, `${log} removed`);
     await c.move(S, `${dir}/b.txt`, `${dir}/c.txt`, wait);
     const names = (await c.list(S, dir)).map((e) => e.name);
     assert.ok(names.includes('c.txt') && !names.includes('b.txt'), names.join(','));
@@ -39,8 +42,14 @@ void describe('transfer routes (job-backed) and the ops fallbacks', () => {
     assert.equal(dec(await c.downloadSmall(S, `${dir}/n2.txt`)), 'N');
   });
 
-  void it('a failing transfer job is an error carrying its error log', async () => {
+  void it('a failing transfer job is an error carrying its error log; its logs stay, to be read', async () => {
     await assert.rejects(c.copy(S, `${dir}/missing.txt`, `${dir}/x.txt`, wait), (e: unknown) => e instanceof ServerError && /failed/.test(e.message) && /missing\.txt/.test(e.causedBy?.join('\n') ?? ''));
+    const job = await c.copy(S, `${dir}/missing2.txt`, `${dir}/y.txt`, { wait: false });
+    await assert.rejects(c.waitForTransferJob(job!, wait), ServerError);
+    for (const log of [job!.outputLog!, job!.errorLog!]) {
+      assert.ok((await c.stat(S, log)).mode & 0o100000, `${log} kept`);
+      await c.remove(S, log);
+    }
   });
 
   void it('rm falls back to transfer/rm on 408', { skip: gatewayOnly() }, async () => {

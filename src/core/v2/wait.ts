@@ -23,6 +23,13 @@ export function* pollSleeps(): Generator<number, never> {
 const SUCCESS_MARKERS = ['Files were successfully', 'File was successfully', 'Multipart file upload successfully completed'];
 
 /**
+ * The log files the v2 server names for its transfer jobs (§3.5): `.f7t_file_handling_job_<uuid>.log`
+ * and `…_error_<uuid>.log`. Only a path of exactly that form is ever removed: the names come from
+ * the server, and a server's answer is not trusted to name a file the user keeps.
+ */
+const TRANSFER_LOG = /\/\.f7t_file_handling_job_(error_)?[0-9a-f][0-9a-f-]{7,63}\.log$/;
+
+/**
  * A poll that did not reach the server (restart, dropped connection, a request that timed out):
  * the job runs on regardless, so the wait goes on for a while instead of failing the transfer.
  */
@@ -92,7 +99,13 @@ export class JobWaiter {
       if (!(e instanceof TooLargeError)) throw e;
       log = (await this.ops.tail(t.system, t.outputLog, { ...call, bytes: 65536 })).content;
     }
-    if (SUCCESS_MARKERS.some((m) => log.includes(m))) return;
+    if (SUCCESS_MARKERS.some((m) => log.includes(m))) {
+      // A verified job's logs say nothing more, and each transfer would add two files to the
+      // user's home folder: they go (a failure to remove them is not the transfer's failure).
+      // A failed job's logs stay, for the user to read.
+      await Promise.all([t.outputLog, t.errorLog].filter((p): p is string => !!p && TRANSFER_LOG.test(p)).map((p) => this.ops.rm(t.system, p, call).catch(() => undefined)));
+      return;
+    }
     let errHead = '';
     if (t.errorLog) {
       errHead = await this.ops
