@@ -72,7 +72,8 @@ void describe('resuming a staged upload whose transfer job ended', { skip: gatew
     const src = join(local, 'parts.bin');
     const hash = makeFile(src, 6 * MiB - 17);
     let saved: StagedUploadState | undefined;
-    // A refused part (400 is not retried) interrupts the upload without cancelling its job.
+    // A refused first part (400 is not retried) fails the upload; with no part accepted the client
+    // cancels the job itself (as the scheduler might have); the saved state still names it.
     await gateway.faults({ error: { next: 1, statuses: [400], match: '^PUT /s3/' } });
     await assert.rejects(c.transfers.upload(S, src, `${dir}/parts.bin`, { parallelism: 1, attempts: 1, onState: (s) => { saved = s; } }), InvalidInputError);
     await gateway.clearFaults();

@@ -107,11 +107,15 @@ void describe('staged upload send path', { skip: gatewayOnly() }, () => {
     assert.equal(openOn(src), 0);
   });
 
-  void it('a refused part (500, 5 times) fails typed and leaves no descriptor on the source', async () => {
+  void it('a refused part (500, 5 times) fails typed, leaves no descriptor on the source, and no transfer job waiting', async () => {
     await gateway.settings({ maxPartSize: 2 * MiB });
     await gateway.faults({ error: { next: 5, statuses: [500], match: '^PUT /s3/' } });
-    await assert.rejects(c.transfers.upload(S, src, `${dir}/refused.bin`, { parallelism: 1 }), (e: unknown) => e instanceof Error && /500/.test(e.message));
+    let jobId: string | undefined;
+    await assert.rejects(c.transfers.upload(S, src, `${dir}/refused.bin`, { parallelism: 1, onState: (s) => { jobId = s.transferJob.jobId; } }), (e: unknown) => e instanceof Error && /500/.test(e.message));
     await gateway.clearFaults();
+    // No part was accepted, so nothing can be resumed: the job that would wait for the object is gone.
+    assert.ok(jobId, 'a transfer job was started');
+    assert.match((await c.waitForJob(S, jobId, { overallTimeoutMs: 60_000 })).state, /CANCELLED/);
     await settle();
     assert.equal(openOn(src), 0);
   });

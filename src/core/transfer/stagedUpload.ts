@@ -202,6 +202,12 @@ export async function stagedUpload(deps: TransferDeps, system: string, source: U
       logger.info(`Staged upload to ${system}:${remotePath} cancelled; transfer job ${job.jobId} cancelled (URLs of ${safeUrl(state.completeUploadUrl)} dropped)`);
       throw e instanceof CancelledError ? e : new CancelledError('Upload cancelled', { cause: e });
     }
+    // Failed before any part was accepted: there is nothing to resume (a new attempt starts
+    // afresh), and the job would wait for the object until its time limit: stop it.
+    if (!state.completed && state.done.length === 0) {
+      await api.cancelJob(system, job.jobId).catch(() => undefined);
+      logger.info(`Staged upload to ${system}:${remotePath} failed before any part was accepted; transfer job ${job.jobId} cancelled`);
+    }
     throw e;
   }
 }
