@@ -48,12 +48,62 @@ function stateGroup(job: Job): Exclude<JobGroup, 'transfers'> {
   return job.stateClass === 'pending' ? 'pending' : 'running';
 }
 
-export function describeJob(job: Job, nowSeconds: number): string {
+/** What a job row's description can show (`firecrest.jobs.description`), in the order given. */
+export const DESCRIPTION_FIELDS = ['status', 'partition', 'nodes', 'account', 'user', 'submitted', 'started', 'ended'] as const;
+export type DescriptionField = (typeof DESCRIPTION_FIELDS)[number];
+
+/** A running job this close to its time limit is flagged. */
+const NEAR_LIMIT = 0.9;
+
+/**
+ * The row's description: by default the status (running: elapsed against the limit, flagged near
+ * it; pending: the reason; finished: the state and exit code), then any other fields asked for.
+ */
+export function describeJob(job: Job, nowSeconds: number, fields: readonly DescriptionField[] = ['status']): string {
+  const parts: string[] = [];
+  for (const f of fields) {
+    const text = describeField(job, nowSeconds, f);
+    if (text) parts.push(text);
+  }
+  return parts.join(' · ');
+}
+
+function describeField(job: Job, nowSeconds: number, field: DescriptionField): string | undefined {
+  switch (field) {
+    case 'status':
+      return describeStatus(job, nowSeconds);
+    case 'partition':
+      return job.partition || undefined;
+    case 'nodes':
+      if (!job.nodes && !job.nodeCount) return undefined;
+      return job.nodeCount && job.nodeCount > 1 ? `${job.nodeCount} nodes${job.nodes ? ` ${job.nodes}` : ''}` : job.nodes || `${job.nodeCount} node`;
+    case 'account':
+      return job.account || undefined;
+    case 'user':
+      return job.user || undefined;
+    case 'submitted':
+      return job.submitTime ? `submitted ${clock(job.submitTime, nowSeconds)}` : undefined;
+    case 'started':
+      return job.startTime ? `started ${clock(job.startTime, nowSeconds)}` : undefined;
+    case 'ended':
+      return job.endTime && job.isFinal ? `ended ${clock(job.endTime, nowSeconds)}` : undefined;
+  }
+}
+
+/** `14:03` today, `Nov 24 14:03` before. */
+function clock(epoch: number, nowSeconds: number): string {
+  const d = new Date(epoch * 1000);
+  const hm = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+  return new Date(nowSeconds * 1000).toDateString() === d.toDateString() ? hm : `${d.toLocaleString('en', { month: 'short' })} ${d.getDate()} ${hm}`;
+}
+
+function describeStatus(job: Job, nowSeconds: number): string {
   switch (stateGroup(job)) {
     case 'running': {
       const el = elapsedOf(job, nowSeconds);
       const elapsed = el === undefined ? '?' : formatDuration(el);
-      const text = job.timeLimitSeconds ? `${elapsed} / ${formatDuration(job.timeLimitSeconds)}` : elapsed;
+      let text = job.timeLimitSeconds ? `${elapsed} / ${formatDuration(job.timeLimitSeconds)}` : elapsed;
+      if (el !== undefined && job.timeLimitSeconds && el >= NEAR_LIMIT * job.timeLimitSeconds) text += ` ⚠ ${Math.min(100, Math.floor((100 * el) / job.timeLimitSeconds))}% of limit`;
       return job.stateClass === 'running' && baseState(job) === 'RUNNING' ? text : `${text} · ${baseState(job)}`;
     }
     case 'pending':

@@ -362,9 +362,23 @@ describe('Jobs view and job commands', function () {
     const labels = await waitFor('the filtered listing', async () => {
       const snap = await jobsTree();
       const all = jobLabels(snap.tree);
-      return /name contains/.test(snap.message ?? '') && all.length > 0 && all.every((l) => l.includes(`fc-out-${tag}`)) ? all : undefined;
+      return /name, id, partition or state contains/.test(snap.message ?? '') && all.length > 0 && all.every((l) => l.includes(`fc-out-${tag}`)) ? all : undefined;
     }, 30_000);
     assert.ok(labels.includes(`${submitted.jobId} fc-out-${tag}`), labels.join(', '));
+    // The same text box finds a job by its id too.
+    await vscode.commands.executeCommand('firecrest.jobs.filter', { name: submitted.jobId });
+    await waitFor('the listing filtered by id', async () => jobLabels((await jobsTree()).tree).includes(`${submitted!.jobId} fc-out-${tag}`));
+    // What a row says is a setting: here the partition and the node list after the status.
+    await vscode.workspace.getConfiguration('firecrest.jobs').update('description', ['status', 'partition', 'nodes'], vscode.ConfigurationTarget.Global);
+    try {
+      const row = await waitFor('the row with its partition', async () => {
+        const f = await findJob(submitted!.jobId);
+        return f && (f.row.description ?? '').includes(` · ${partition}`) ? f.row : undefined;
+      });
+      assert.match(row.description ?? '', new RegExp(`^COMPLETED · exit 0 · ${partition}( · \\S+)?$`));
+    } finally {
+      await vscode.workspace.getConfiguration('firecrest.jobs').update('description', undefined, vscode.ConfigurationTarget.Global);
+    }
     await vscode.commands.executeCommand('firecrest.jobs.clearFilter');
     await vscode.commands.executeCommand('firecrest.jobs.showAllUsers');
     await waitFor('the all-users message', async () => /all users' jobs/.test((await jobsTree()).message ?? ''));

@@ -21,7 +21,7 @@ export function registerJobsViewCommands(jobs: JobsViewControl, log: Log): vscod
       const current = jobs.filter;
       const value = await vscode.window.showInputBox({
         title: 'Filter jobs',
-        prompt: 'account:NAME and/or a part of the job name (empty clears the filter)',
+        prompt: 'Text found in a job\'s name, id, partition or state, and/or account:NAME (empty clears the filter)',
         value: [current.account ? `account:${current.account}` : '', current.name ?? ''].filter(Boolean).join(' '),
       });
       if (value === undefined) return;

@@ -259,7 +259,9 @@ export class JobsModel implements vscode.Disposable {
     const { account, name } = this.filter;
     if (!account && !name) return jobs;
     const needle = name?.toLowerCase();
-    return jobs.filter((j) => (!account || j.account === account) && (!needle || j.name.toLowerCase().includes(needle)));
+    // The text matches a job's name, id, partition or state.
+    const matches = (j: Job): boolean => !needle || [j.name, j.id, j.partition ?? '', j.state].some((v) => v.toLowerCase().includes(needle));
+    return jobs.filter((j) => (!account || j.account === account) && matches(j));
   }
 
   /** Running jobs change fast, pending ones slowly, finished ones never: poll accordingly, or not at all. */

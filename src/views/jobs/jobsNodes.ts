@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { NotSupportedError, UnauthorizedError } from '../../core/errors';
 import type { Job } from '../../core/model';
-import { GROUP_LABEL, describeJob, iconOf, type JobGroup } from '../../common/jobFormat';
+import { GROUP_LABEL, describeJob, iconOf, type DescriptionField, type JobGroup } from '../../common/jobFormat';
 
 export type JobsNode =
   | { kind: 'connection'; profile: string; signedIn: boolean }
@@ -46,7 +46,7 @@ export function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-export function toTreeItem(n: JobsNode, nowSeconds: number): vscode.TreeItem {
+export function toTreeItem(n: JobsNode, nowSeconds: number, fields?: readonly DescriptionField[]): vscode.TreeItem {
   const Collapsed = vscode.TreeItemCollapsibleState.Collapsed;
   switch (n.kind) {
     case 'connection': {
@@ -74,7 +74,7 @@ export function toTreeItem(n: JobsNode, nowSeconds: number): vscode.TreeItem {
     }
     case 'job': {
       const item = new vscode.TreeItem(`${n.job.id} ${n.job.name}`, vscode.TreeItemCollapsibleState.None);
-      item.description = describeJob(n.job, nowSeconds);
+      item.description = describeJob(n.job, nowSeconds, fields);
       const icon = iconOf(n.job);
       item.iconPath = new vscode.ThemeIcon(icon.id, icon.color ? new vscode.ThemeColor(icon.color) : undefined);
       item.contextValue = jobContextValue(n.job, n.canAttach);

@@ -3,7 +3,7 @@
  * Children come straight from the model's pre-grouped arrays; nothing is fetched here.
  */
 import * as vscode from 'vscode';
-import { groupOf, jobTooltip } from '../../common/jobFormat';
+import { DESCRIPTION_FIELDS, groupOf, jobTooltip, type DescriptionField } from '../../common/jobFormat';
 import type { Job } from '../../core/model';
 import type { JobsModel, ProfileJobs, SystemJobs } from './jobsModel';
 import { toTreeItem, type JobsNode } from './jobsNodes';
@@ -11,14 +11,23 @@ import { toTreeItem, type JobsNode } from './jobsNodes';
 export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.Disposable {
   private readonly _onDidChangeTreeData = new vscode.EventEmitter<JobsNode | undefined>();
   readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
-  private readonly sub: vscode.Disposable;
+  private readonly subs: vscode.Disposable[];
+  /** What a job row's description shows (`firecrest.jobs.description`), read once per change. */
+  private fields = readFields();
 
   constructor(private readonly model: JobsModel) {
-    this.sub = model.onDidChange(() => this._onDidChangeTreeData.fire(undefined));
+    this.subs = [
+      model.onDidChange(() => this._onDidChangeTreeData.fire(undefined)),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (!e.affectsConfiguration('firecrest.jobs.description')) return;
+        this.fields = readFields();
+        this._onDidChangeTreeData.fire(undefined);
+      }),
+    ];
   }
 
   getTreeItem(n: JobsNode): vscode.TreeItem {
-    return toTreeItem(n, Date.now() / 1000);
+    return toTreeItem(n, Date.now() / 1000, this.fields);
   }
 
   resolveTreeItem(item: vscode.TreeItem, n: JobsNode): vscode.TreeItem {
@@ -116,7 +125,13 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
   }
 
   dispose(): void {
-    this.sub.dispose();
+    for (const d of this.subs) d.dispose();
     this._onDidChangeTreeData.dispose();
   }
+}
+
+function readFields(): DescriptionField[] {
+  const asked = vscode.workspace.getConfiguration('firecrest.jobs').get<unknown[]>('description') ?? ['status'];
+  const known = asked.filter((f): f is DescriptionField => (DESCRIPTION_FIELDS as readonly unknown[]).includes(f));
+  return known.length ? known : ['status'];
 }

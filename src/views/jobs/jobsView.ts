@@ -222,7 +222,7 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
     const parts: string[] = [];
     if (this.model.allUsers) parts.push("all users' jobs");
     if (this.model.filter.account) parts.push(`account ${this.model.filter.account}`);
-    if (this.model.filter.name) parts.push(`name contains "${this.model.filter.name}"`);
+    if (this.model.filter.name) parts.push(`name, id, partition or state contains "${this.model.filter.name}"`);
     this.view.message = parts.length ? `Showing ${parts.join(', ')}` : undefined;
   }
 
