@@ -386,6 +386,29 @@ describe('Jobs view and job commands', function () {
     await waitFor('the message cleared', async () => !(await jobsTree()).message);
   });
 
+  it('groups by partition or by name on request, each group with its counts, and back by state', async () => {
+    assert.ok(submitted);
+    try {
+      await vscode.commands.executeCommand('firecrest.jobs.groupBy', 'partition');
+      const byPartition = await waitFor('the job under its partition', async () => {
+        const f = await findJob(submitted!.jobId);
+        return f?.group === partition ? f : undefined;
+      });
+      assert.ok(byPartition);
+      const bucket = (snap: JobsSnap, label: string): Snap | undefined => {
+        const walk = (ns: Snap[]): Snap | undefined => ns.map((n) => (n.contextValue?.includes(';bucket;') && n.label === label ? n : walk(n.children ?? []))).find(Boolean);
+        return walk(snap.tree);
+      };
+      assert.match(bucket(await jobsTree(), partition)?.description ?? '', /\d+ done/);
+      await vscode.commands.executeCommand('firecrest.jobs.groupBy', 'name');
+      await waitFor('the job under its name', async () => (await findJob(submitted!.jobId))?.group === `fc-out-${tag}`);
+      assert.equal(vscode.workspace.getConfiguration('firecrest.jobs').get('groupBy'), 'name', 'the choice is a setting: remembered');
+    } finally {
+      await vscode.commands.executeCommand('firecrest.jobs.groupBy', 'state');
+    }
+    await waitFor('the job back under Recently finished', async () => (await findJob(submitted!.jobId))?.group === 'Recently finished');
+  });
+
   it('backs off after 429s and says so in the view description', async function () {
     if (gatewayOnly()) this.skip();
     const gw = t.gateway!;

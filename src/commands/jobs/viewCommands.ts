@@ -11,6 +11,19 @@ export function registerJobsViewCommands(jobs: JobsViewControl, log: Log): vscod
     registerCommand('firecrest.jobs.showAllUsers', log, () => jobs.setAllUsers(true)),
     registerCommand('firecrest.jobs.showMyJobs', log, () => jobs.setAllUsers(false)),
     registerCommand('firecrest.jobs.clearFilter', log, () => jobs.setFilter({})),
+    registerCommand('firecrest.jobs.groupBy', log, async (arg?: unknown) => {
+      const config = vscode.workspace.getConfiguration('firecrest.jobs');
+      const current = config.get<string>('groupBy') ?? 'state';
+      const choices = [
+        { label: 'State', value: 'state', description: 'running, pending, recently finished' },
+        { label: 'Partition', value: 'partition' },
+        { label: 'Name', value: 'name', description: 'runs of the same script side by side' },
+      ];
+      const value = typeof arg === 'string' ? arg : (await vscode.window.showQuickPick(choices.map((c) => ({ ...c, picked: c.value === current, detail: c.value === current ? 'now' : undefined })), { title: 'Group jobs by' }))?.value;
+      if (!value || !choices.some((c) => c.value === value)) return;
+      // A setting, so that the choice is remembered (and can differ per workspace).
+      await config.update('groupBy', value === 'state' ? undefined : value, vscode.ConfigurationTarget.Global);
+    }),
     registerCommand('firecrest.jobs.filter', log, async (arg?: unknown) => {
       // `{account?, name?}` from scripts and tests; otherwise ask.
       if (arg && typeof arg === 'object' && ('account' in arg || 'name' in arg)) {

@@ -11,6 +11,8 @@ export type JobsNode =
   | { kind: 'connection'; profile: string; signedIn: boolean }
   | { kind: 'system'; profile: string; system: string }
   | { kind: 'group'; profile: string; system: string; group: JobGroup; count: number }
+  /** Jobs sharing a partition or a name (`firecrest.jobs.groupBy`), running first, then pending, then finished. */
+  | { kind: 'bucket'; profile: string; system: string; by: 'partition' | 'name'; key: string; jobs: Job[] }
   | { kind: 'job'; profile: string; system: string; jobId: string; job: Job; canAttach: boolean }
   | { kind: 'error'; profile: string; system?: string; error: unknown }
   | { kind: 'message'; profile: string; system?: string; text: string };
@@ -25,6 +27,8 @@ export function nodeId(n: JobsNode): string {
       return `s/${n.profile}/${n.system}`;
     case 'group':
       return `g/${n.profile}/${n.system}/${n.group}`;
+    case 'bucket':
+      return `b/${n.profile}/${n.system}/${n.by}/${n.key}`;
     case 'job':
       return `j/${n.profile}/${n.system}/${n.jobId}`;
     case 'error':
@@ -40,6 +44,20 @@ export function jobContextValue(job: Job, canAttach: boolean): string {
   if (!job.isFinal) v += 'cancelable;';
   if (canAttach && job.stateClass === 'running') v += 'attachable;';
   return v;
+}
+
+/** `2 running · 1 pending · 3 done (1 failed)` */
+export function bucketCounts(jobs: readonly Job[]): string {
+  let running = 0, pending = 0, done = 0, failed = 0;
+  for (const j of jobs) {
+    if (j.isFinal) {
+      done++;
+      if (j.stateClass !== 'completed') failed++;
+    } else if (j.stateClass === 'pending') pending++;
+    else running++;
+  }
+  const parts = [running && `${running} running`, pending && `${pending} pending`, done && `${done} done${failed ? ` (${failed} failed)` : ''}`].filter(Boolean);
+  return parts.join(' · ');
 }
 
 export function errorMessage(e: unknown): string {
@@ -69,6 +87,15 @@ export function toTreeItem(n: JobsNode, nowSeconds: number, fields?: readonly De
       item.description = String(n.count);
       item.iconPath = new vscode.ThemeIcon(GROUP_ICON[n.group]);
       item.contextValue = `;jobGroup;${n.group};`;
+      item.id = nodeId(n);
+      return item;
+    }
+    case 'bucket': {
+      const active = n.jobs.some((j) => !j.isFinal);
+      const item = new vscode.TreeItem(n.key || (n.by === 'partition' ? '(no partition)' : '(no name)'), active ? vscode.TreeItemCollapsibleState.Expanded : Collapsed);
+      item.description = bucketCounts(n.jobs);
+      item.iconPath = new vscode.ThemeIcon(n.by === 'partition' ? 'server-process' : 'symbol-string');
+      item.contextValue = `;jobGroup;bucket;${n.by};`;
       item.id = nodeId(n);
       return item;
     }

@@ -14,13 +14,16 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
   private readonly subs: vscode.Disposable[];
   /** What a job row's description shows (`firecrest.jobs.description`), read once per change. */
   private fields = readFields();
+  /** How a system's jobs are grouped (`firecrest.jobs.groupBy`). */
+  private groupBy = readGroupBy();
 
   constructor(private readonly model: JobsModel) {
     this.subs = [
       model.onDidChange(() => this._onDidChangeTreeData.fire(undefined)),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (!e.affectsConfiguration('firecrest.jobs.description')) return;
+        if (!e.affectsConfiguration('firecrest.jobs.description') && !e.affectsConfiguration('firecrest.jobs.groupBy')) return;
         this.fields = readFields();
+        this.groupBy = readGroupBy();
         this._onDidChangeTreeData.fire(undefined);
       }),
     ];
@@ -56,12 +59,10 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
       }
       case 'group': {
         const s = this.findSystem(n.profile, n.system);
-        const jobs = s?.groups?.[n.group] ?? [];
-        const canAttach = this.model.profiles.find((x) => x.profile === n.profile)?.canAttach ?? false;
-        const out = new Array<JobsNode>(jobs.length);
-        for (let i = 0; i < jobs.length; i++) out[i] = { kind: 'job', profile: n.profile, system: n.system, jobId: jobs[i].id, job: jobs[i], canAttach };
-        return out;
+        return this.jobNodes(n.profile, n.system, s?.groups?.[n.group] ?? []);
       }
+      case 'bucket':
+        return this.jobNodes(n.profile, n.system, n.jobs);
       default:
         return [];
     }
@@ -73,6 +74,7 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
       case 'job':
         return this.groupNode(n.profile, n.system, n.job);
       case 'group':
+      case 'bucket':
         return { kind: 'system', profile: n.profile, system: n.system };
       case 'system':
       case 'error':
@@ -91,11 +93,35 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
     return job ? { kind: 'job', profile, system, jobId, job, canAttach } : undefined;
   }
 
+  private jobNodes(profile: string, system: string, jobs: readonly Job[]): JobsNode[] {
+    const canAttach = this.model.profiles.find((x) => x.profile === profile)?.canAttach ?? false;
+    const out = new Array<JobsNode>(jobs.length);
+    for (let i = 0; i < jobs.length; i++) out[i] = { kind: 'job', profile, system, jobId: jobs[i].id, job: jobs[i], canAttach };
+    return out;
+  }
+
   private groupNode(profile: string, system: string, job: Job): JobsNode | undefined {
     const s = this.findSystem(profile, system);
     if (!s?.groups) return undefined;
     const group = groupOf(job);
+    if (group !== 'transfers' && this.groupBy !== 'state') return this.buckets(s).find((b) => b.kind === 'bucket' && b.key === bucketKey(job, this.groupBy as 'partition' | 'name'));
     return { kind: 'group', profile, system, group, count: s.groups[group].length };
+  }
+
+  /** The system's jobs by partition or name (running, then pending, then finished in each), then the Transfers group. */
+  private buckets(s: SystemJobs): JobsNode[] {
+    const by = this.groupBy as 'partition' | 'name';
+    const groups = s.groups!;
+    const byKey = new Map<string, Job[]>();
+    for (const job of [...groups.running, ...groups.pending, ...groups.finished]) {
+      const key = bucketKey(job, by);
+      let list = byKey.get(key);
+      if (!list) byKey.set(key, (list = []));
+      list.push(job);
+    }
+    const out: JobsNode[] = [...byKey.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([key, jobs]) => ({ kind: 'bucket', profile: s.profile, system: s.system, by, key, jobs }));
+    if (groups.transfers.length) out.push({ kind: 'group', profile: s.profile, system: s.system, group: 'transfers', count: groups.transfers.length });
+    return out;
   }
 
   private profileChildren(p: ProfileJobs): JobsNode[] {
@@ -108,9 +134,13 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
     const out: JobsNode[] = [];
     if (s.error) out.push({ kind: 'error', profile: s.profile, system: s.system, error: s.error });
     if (s.groups) {
-      for (const group of ['running', 'pending', 'finished', 'transfers'] as const) {
-        const count = s.groups[group].length;
-        if (count > 0) out.push({ kind: 'group', profile: s.profile, system: s.system, group, count });
+      if (this.groupBy === 'state') {
+        for (const group of ['running', 'pending', 'finished', 'transfers'] as const) {
+          const count = s.groups[group].length;
+          if (count > 0) out.push({ kind: 'group', profile: s.profile, system: s.system, group, count });
+        }
+      } else {
+        out.push(...this.buckets(s));
       }
       if (out.length === 0) {
         const filtered = this.model.filter.account || this.model.filter.name;
@@ -134,4 +164,15 @@ function readFields(): DescriptionField[] {
   const asked = vscode.workspace.getConfiguration('firecrest.jobs').get<unknown[]>('description') ?? ['status'];
   const known = asked.filter((f): f is DescriptionField => (DESCRIPTION_FIELDS as readonly unknown[]).includes(f));
   return known.length ? known : ['status'];
+}
+
+export type JobsGroupBy = 'state' | 'partition' | 'name';
+
+function readGroupBy(): JobsGroupBy {
+  const v = vscode.workspace.getConfiguration('firecrest.jobs').get<string>('groupBy');
+  return v === 'partition' || v === 'name' ? v : 'state';
+}
+
+function bucketKey(job: Job, by: 'partition' | 'name'): string {
+  return (by === 'partition' ? job.partition : job.name) ?? '';
 }
