@@ -2,7 +2,8 @@
  * The Jobs tree as a user sees it, with one running and one finished job (submitted through the
  * client core so the screenshot does not wait for typing), grouped by state with their
  * descriptions (elapsed / limit, exit code); the servers' transfer jobs in their Transfers group;
- * a job's details rendered. Screenshots in test-results/.
+ * a job's details rendered; its output as a document, the alerts in it highlighted. Screenshots in
+ * test-results/.
  */
 import * as assert from 'node:assert/strict';
 import { createClient, type FirecrestClient } from '../../src/core/index';
@@ -24,7 +25,7 @@ describe('Jobs view (UI)', () => {
     const system = e.FIRECREST_SYSTEM;
     client = await createClient({ profile: { name: 'ui-jobs', url: e.FIRECREST_URL, apiVersion: 'v2', tokenUrl: e.FIRECREST_TOKEN_URL, clientId: e.FIRECREST_CLIENT_ID }, clientSecret: e.FIRECREST_CLIENT_SECRET });
     const home = `/home/${(await client.userInfo(system)).user.name}`;
-    const done = await client.submitJob(system, { script: '#!/bin/bash\necho hello from the UI test\n', workingDirectory: home, name: 'ui-finished', partition: 'debug' });
+    const done = await client.submitJob(system, { script: '#!/bin/bash\necho hello from the UI test\nfor i in 1 2 3; do echo "step $i loss=0.$i"; done\necho "Traceback (most recent call last):"\necho "  File train.py, line 3"\necho "ValueError: loss is NaN"\n', workingDirectory: home, name: 'ui-finished', partition: 'debug' });
     await client.waitForJob(system, done, { overallTimeoutMs: 60_000 });
     // Slurm's accounting records the exit code a moment after the job is COMPLETED.
     for (const deadline = Date.now() + 60_000; (await client.job(system, done)).exitCode === undefined; await new Promise((r) => setTimeout(r, 1000))) {
@@ -83,6 +84,20 @@ describe('Jobs view (UI)', () => {
     // A preview (a webview) left open keeps the keyboard from the suites that follow.
     await runCommand(page, 'View: Close All Editors');
     await page.locator('.tabs-container .tab').filter({ hasText: `${done}.md` }).waitFor({ state: 'detached', timeout: 15_000 });
+
+    // Open Job Output: a read-only document with the alerts highlighted and how the job ended.
+    await finishedRow.click({ button: 'right' });
+    const open = page.locator('.context-view .action-item').filter({ hasText: /^Open Job Output$/ }).first();
+    await open.hover();
+    await page.keyboard.press('Enter');
+    const editor = page.locator('.editor-instance .view-lines');
+    await editor.filter({ hasText: `[Job ${done} completed with exit code 0.]` }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.tabs-container .tab').filter({ hasText: `slurm-${done}.out` }).first().waitFor();
+    // The two default alerts of this output (a Traceback and a NaN) carry the highlight.
+    const highlighted = await page.locator('.editor-instance .view-overlays div[class*="ced-"], .editor-instance .view-line span[class*="ced-"]').count();
+    assert.ok(highlighted >= 2, `${highlighted} highlighted ranges`);
+    await screenshot(page, 'job-output-alert');
+    await runCommand(page, 'View: Close All Editors');
 
     // The server's transfer jobs sit apart, in a collapsed Transfers group (below the finished
     // jobs: those are folded first, as the tree draws only the rows in view).
