@@ -40,6 +40,8 @@ const SHARED = {
   // Follow Output (entry) and Search on Cluster (search) read by byte offset; attach and search quote.
   'src/core/offsetReader.ts': 'shared',
   'src/core/shellQuote.ts': 'shared',
+  // The client writes `--dependency` into scripts; the Jobs view reads the job ids back out.
+  'src/core/jobScript.ts': 'shared',
   'src/common/lifecycle.ts': 'shared',
   'src/webviews/accounting/descriptor.ts': 'shared',
   'src/core/transfer/transferDeps.ts': 'shared',

@@ -17,6 +17,7 @@ import { ConnectionContextKeys } from './common/contextKeys';
 import { loadedBundles } from './common/lazyBundles';
 import { OutputLog } from './common/log';
 import type { ExtensionServices } from './common/services';
+import { JobDependencies } from './common/jobDependencies';
 import { ConnectionStatusBar } from './common/statusBar';
 import { TransferEvents } from './common/transferEvents';
 import { UploadResumeStore } from './common/uploadResumeStore';
@@ -49,7 +50,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   context.subscriptions.push(statusBar, new ConnectionContextKeys(connections));
   context.subscriptions.push(registerConnectionCommands(connections, log.withTag('commands')));
 
-  const services: ExtensionServices = { context, log, connections };
+  const services: ExtensionServices = { context, log, connections, dependencies: new JobDependencies() };
   // Features: each registers itself with the shared services, one line each.
   const systemsView = new SystemsView(services);
   const jobsView = new JobsView(services);

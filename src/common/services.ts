@@ -5,6 +5,7 @@
 import type * as vscode from 'vscode';
 import type { FirecrestClient } from '../core/client';
 import type { ConnectionProfile, System } from '../core/model';
+import type { JobDependencies } from './jobDependencies';
 
 /** `reconnecting`: connected, but the server stopped answering; requests are being tried again. */
 export type ConnectionState = 'signed-out' | 'connecting' | 'connected' | 'reconnecting' | 'error';
@@ -54,4 +55,6 @@ export interface ExtensionServices {
   context: vscode.ExtensionContext;
   log: Log;
   connections: ConnectionService;
+  /** What jobs submitted from this window wait for (Run after…). */
+  dependencies: JobDependencies;
 }

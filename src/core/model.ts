@@ -219,6 +219,8 @@ export interface JobSubmission {
   stdinPath?: string;
   env?: Record<string, string>;
   constraints?: string;
+  /** Slurm `--dependency` (e.g. `afterok:123`); sent as an `#SBATCH` line of an inline script. */
+  dependency?: string;
 }
 
 /** A server-side job that moves data (v2 `transferJob`, v1 xfer-internal task). */

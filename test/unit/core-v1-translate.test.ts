@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { NotFoundError, PermissionDeniedError, ServerError, TimeoutError } from '../../src/core/errors';
-import { withDirectives, withWorkingDirectory } from '../../src/core/v1/compute';
+import { withWorkingDirectory } from '../../src/core/v1/compute';
+import { checkDependency, dependencyTargets, withDirectives } from '../../src/core/jobScript';
 import { parseV1Version, versionAtLeast } from '../../src/core/v1/status';
 import { taskError, taskSleeps } from '../../src/core/v1/tasks';
 import { acctJob, queueJob, reservation, slurmDuration } from '../../src/core/v1/translate';
@@ -62,6 +63,10 @@ void describe('v1 versions and submit directives', () => {
     assert.equal(withDirectives('#!/bin/bash\necho hi\n', ['#SBATCH --partition=p']), '#!/bin/bash\n#SBATCH --partition=p\necho hi\n');
     assert.equal(withDirectives('echo hi\n', ['#SBATCH --job-name=x']), '#!/bin/bash\n#SBATCH --job-name=x\necho hi\n');
     assert.equal(withDirectives('#!/bin/sh\necho\n', []), '#!/bin/sh\necho\n');
+    // A dependency becomes a script line: only Slurm's forms pass.
+    for (const ok of ['afterok:12', 'afterany:12:13', 'after:12+5', 'singleton', 'afterok:12,afterany:13', 'afterok:12?afternotok:13', 'afterok:12_3']) assert.equal(checkDependency(ok), ok);
+    for (const bad of ['afterok:12\nrm -rf ~', 'afterok:', 'later:12', 'afterok:12;id', '']) assert.throws(() => checkDependency(bad), /Not a Slurm dependency/);
+    assert.deepEqual(dependencyTargets('afterok:12:13,afterany:14+5'), [{ type: 'afterok', jobId: '12' }, { type: 'afterok', jobId: '13' }, { type: 'afterany', jobId: '14' }]);
   });
 
   void it('cds to the working directory after the whole directive block', () => {

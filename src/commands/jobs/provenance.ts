@@ -32,7 +32,7 @@ export interface ProvenanceRecord {
   git?: GitFacts;
   /** Variables exported to the job (from `firecrest.submit.environment`). */
   env?: Record<string, string>;
-  options: { workingDirectory: string; name?: string; account?: string; partition?: string; reservation?: string };
+  options: { workingDirectory: string; name?: string; account?: string; partition?: string; reservation?: string; dependency?: string };
 }
 
 const MAX_RECORDS = 500;

@@ -20,6 +20,7 @@ export async function resubmitJob(services: ExtensionServices, jobs: JobsViewCon
   let submission: JobSubmission;
   if (record) {
     const o = record.options;
+    // The dependency is not replayed: the job it waited for has ended by now.
     submission = { script: record.script, workingDirectory: o.workingDirectory, name: o.name, account: o.account, partition: o.partition, reservation: o.reservation, env: record.env };
   } else {
     const [job, meta] = await Promise.all([client.job(ref.system, ref.jobId), client.jobMetadata(ref.system, ref.jobId)]);

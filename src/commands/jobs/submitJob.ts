@@ -18,7 +18,7 @@ import { announceSubmitted } from './announceSubmitted';
 import { pickProfile, pickSystem } from './pickers';
 import { SubmitMemory, type SubmitAnswers } from './submitMemory';
 import { homeDirectory } from '../../common/homeDirectory';
-import { askAccount, askPartition, askReservation, askWorkingDirectory } from './submitPrompts';
+import { askAccount, askDependency, askPartition, askReservation, askWorkingDirectory } from './submitPrompts';
 import { explainSbatchRefusal } from '../../common/sbatchRefusals';
 import { gitFacts, type ProvenanceStore } from './provenance';
 
@@ -30,6 +30,8 @@ export interface SubmitArgs {
   account?: string;
   partition?: string;
   reservation?: string;
+  /** Slurm `--dependency`, e.g. `afterok:123` (asked for by Submit Job with Options…, never remembered). */
+  dependency?: string;
   env?: Record<string, string>;
   /** Ask the user (default for a Uri or no argument: `missing`; for an argument object: `none`). */
   ask?: 'none' | 'missing' | 'all';
@@ -89,7 +91,10 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
   if (partition === null) return undefined;
   const reservation = args?.reservation !== undefined ? args.reservation || undefined : directives.reservation ? undefined : reuse ? reuse.reservation : asking ? await askReservation(client, system) : undefined;
   if (reservation === null) return undefined;
-  Object.assign(submission, { account, partition, reservation });
+  // Run after… is a choice for this run only: asked with the options, never remembered.
+  const dependency = args?.dependency !== undefined ? args.dependency || undefined : ask === 'all' && !fixed('dependency') ? await askDependency(client, system) : undefined;
+  if (dependency === null) return undefined;
+  Object.assign(submission, { account, partition, reservation, dependency });
   const answers: SubmitAnswers = { profile, system, workingDirectory: directives.chdir ? undefined : workingDirectory, account, partition, reservation };
 
   const env = args?.env ?? vscode.workspace.getConfiguration('firecrest').get<Record<string, string>>('submit.environment');
@@ -107,13 +112,14 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
   services.log.withTag('jobs').info(`submitted ${basename(uri.path)} to ${system} as job ${jobId}${reuse ? ' (with the answers given last time)' : ''}`);
   if (asking || args?.remember) await memory.set(uri, answers);
   const ref: JobRef = { profile, system, jobId };
+  if (dependency) services.dependencies.set(ref, dependency);
   // The record of what ran; a failure to keep it never fails the submission.
   await provenance.record({
     profile, system, jobId, submittedAt: new Date().toISOString(), script: text, source: uri.toString(),
     ...(remote ? { scriptPath: remote.path } : {}),
     git: await git,
     env: submission.env,
-    options: { workingDirectory, name: submission.name, account, partition, reservation },
+    options: { workingDirectory, name: submission.name, account, partition, reservation, ...(dependency ? { dependency } : {}) },
   }).catch((e: unknown) => services.log.withTag('jobs').warn(`could not keep the record of job ${jobId}: ${e instanceof Error ? e.message : String(e)}`));
   announceSubmitted(ref, jobs, 'Submitted');
   return ref;

@@ -84,3 +84,30 @@ export async function askReservation(client: FirecrestApi, system: string): Prom
   if (!pick) return null;
   return pick.label === none ? undefined : pick.label;
 }
+
+/**
+ * Run after…: the user's jobs on the system that have not ended (and the last few that did), then
+ * when to start: after it completes successfully, after it ends however, or after it fails.
+ */
+export async function askDependency(client: FirecrestApi, system: string): Promise<string | undefined | null> {
+  const none = { label: '$(debug-start) Start when resources are free', description: 'no dependency', id: '' };
+  let jobs: { label: string; description: string; id: string }[] = [];
+  try {
+    const listed = await client.jobs(system);
+    const open = listed.filter((j) => !j.isFinal);
+    const recent = listed.filter((j) => j.isFinal).sort((a, b) => (b.endTime ?? 0) - (a.endTime ?? 0)).slice(0, 5);
+    jobs = [...open, ...recent].map((j) => ({ label: `$(clock) Run after ${j.id} ${j.name}`, description: j.state, id: j.id }));
+  } catch {
+    // No listing: only "no dependency" is offered (a dependency can still be written in the script).
+  }
+  if (jobs.length === 0) return undefined;
+  const pick = await vscode.window.showQuickPick([none, ...jobs], { title: 'Submit Job: run after…', placeHolder: 'Start when resources are free, or after another job?', ignoreFocusOut: true });
+  if (!pick) return null;
+  if (!pick.id) return undefined;
+  const when = await vscode.window.showQuickPick([
+    { label: 'When it completes successfully', description: `afterok:${pick.id}`, value: 'afterok' },
+    { label: 'When it ends, however it ends', description: `afterany:${pick.id}`, value: 'afterany' },
+    { label: 'Only if it fails', description: `afternotok:${pick.id}`, value: 'afternotok' },
+  ], { title: `Submit Job: run after ${pick.id}`, ignoreFocusOut: true });
+  return when ? `${when.value}:${pick.id}` : null;
+}

@@ -7,6 +7,7 @@ import type { AccountingQuery, CallOptions, JobListOptions } from '../api';
 import { FirecrestError, NotFoundError, NotSupportedError } from '../errors';
 import type { ComputeNode, Job, JobSubmission, Partition, Reservation } from '../model';
 import type { QueryValue } from '../http/apiHttp';
+import { checkDependency, withDirectives } from '../jobScript';
 import { JobFacts, knownPath } from './jobFacts';
 import { Tasks, type TaskWaitOptions } from './tasks';
 import { acctJob, node, partition, queueJob, reservation } from './translate';
@@ -26,16 +27,9 @@ function directives(job: JobSubmission): string[] {
   const d: [string, string | undefined][] = [
     ['job-name', job.name], ['partition', job.partition], ['reservation', job.reservation], ['output', job.stdoutPath],
     ['error', job.stderrPath], ['input', job.stdinPath], ['constraint', job.constraints],
+    ['dependency', job.dependency === undefined ? undefined : checkDependency(job.dependency)],
   ];
   return d.filter(([, v]) => v).map(([k, v]) => `#SBATCH --${k}=${v}`);
-}
-
-/** Puts `lines` right after the shebang, where sbatch still reads directives. */
-export function withDirectives(script: string, lines: string[]): string {
-  if (!lines.length) return script;
-  const nl = script.indexOf('\n');
-  if (script.startsWith('#!')) return nl < 0 ? `${script}\n${lines.join('\n')}\n` : `${script.slice(0, nl + 1)}${lines.join('\n')}\n${script.slice(nl + 1)}`;
-  return `#!/bin/bash\n${lines.join('\n')}\n${script}`;
 }
 
 /**

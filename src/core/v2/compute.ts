@@ -1,6 +1,7 @@
 /** v2 compute routes (§3.3): submit, list, inspect, cancel, attach. */
 import type { CallOptions, JobListOptions } from '../api';
-import { NotFoundError } from '../errors';
+import { NotFoundError, NotSupportedError } from '../errors';
+import { checkDependency, withDirectives } from '../jobScript';
 import type { ApiHttp } from '../http/apiHttp';
 import type { Job, JobMetadata, JobSubmission } from '../model';
 import { parseBody } from './parse';
@@ -16,10 +17,16 @@ export class ComputeRoutes {
 
   /** Returns the scheduler's job id (a string since 2.5.0). */
   async submit(system: string, s: JobSubmission, call?: CallOptions): Promise<string> {
+    // v2 has no field for a dependency: it goes into the script, which must then be inline.
+    let script = s.script;
+    if (s.dependency !== undefined) {
+      if (script === undefined) throw new NotSupportedError('API v2 cannot add a dependency to a script already on the cluster; put an #SBATCH --dependency line in the script');
+      script = withDirectives(script, [`#SBATCH --dependency=${checkDependency(s.dependency)}`]);
+    }
     const job = {
       name: s.name,
       workingDirectory: s.workingDirectory,
-      script: s.script,
+      script,
       scriptPath: s.scriptPath,
       env: s.env,
       account: s.account,

@@ -4,6 +4,8 @@
  */
 import * as vscode from 'vscode';
 import { DESCRIPTION_FIELDS, groupOf, jobTooltip, type DescriptionField } from '../../common/jobFormat';
+import type { JobDependencies } from '../../common/jobDependencies';
+import { dependencyTargets } from '../../core/jobScript';
 import type { Job } from '../../core/model';
 import type { JobsModel, ProfileJobs, SystemJobs } from './jobsModel';
 import { toTreeItem, type JobsNode } from './jobsNodes';
@@ -17,7 +19,10 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
   /** How a system's jobs are grouped (`firecrest.jobs.groupBy`). */
   private groupBy = readGroupBy();
 
-  constructor(private readonly model: JobsModel) {
+  constructor(
+    private readonly model: JobsModel,
+    private readonly dependencies?: JobDependencies,
+  ) {
     this.subs = [
       model.onDidChange(() => this._onDidChangeTreeData.fire(undefined)),
       vscode.workspace.onDidChangeConfiguration((e) => {
@@ -30,7 +35,22 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
   }
 
   getTreeItem(n: JobsNode): vscode.TreeItem {
-    return toTreeItem(n, Date.now() / 1000, this.fields);
+    const item = toTreeItem(n, Date.now() / 1000, this.fields);
+    if (n.kind === 'job' && !n.job.isFinal && /^Dependency/.test(n.job.reason ?? '')) this.describeDependency(n, item);
+    return item;
+  }
+
+  /** A pending job submitted with Run after…: what it waits for, and how that job is doing (from the listing, no request). */
+  private describeDependency(n: Extract<JobsNode, { kind: 'job' }>, item: vscode.TreeItem): void {
+    const dependency = this.dependencies?.get(n);
+    if (!dependency) return;
+    const targets = dependencyTargets(dependency).map(({ jobId }) => {
+      const other = this.model.job({ profile: n.profile, system: n.system, jobId });
+      return `${jobId} (${other ? other.state : 'not listed'})`;
+    });
+    const never = n.job.reason === 'DependencyNeverSatisfied';
+    item.description = `${typeof item.description === 'string' ? `${item.description} · ` : ''}${never ? 'never starts: ' : ''}waits for ${targets.join(', ')}`;
+    if (never) item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
   }
 
   resolveTreeItem(item: vscode.TreeItem, n: JobsNode): vscode.TreeItem {

@@ -41,7 +41,7 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
     const log = services.log.withTag('jobs');
     this.log = log;
     this.model = new JobsModel(services.connections);
-    this.provider = new JobsProvider(this.model);
+    this.provider = new JobsProvider(this.model, services.dependencies);
     this.view = vscode.window.createTreeView('firecrest.jobs', { treeDataProvider: this.provider, canSelectMany: true, showCollapseAll: true });
     this.scheduler = new RefreshScheduler({
       run: (reason, signal) => this.run(reason, signal),

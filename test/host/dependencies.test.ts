@@ -1,0 +1,93 @@
+/**
+ * Dependencies (issue #23), in a real VS Code: a job submitted to run after another shows, while it
+ * pends, what it waits for and how that job is doing; once that job is cancelled, the dependency
+ * can never be met and the row says so with a warning. A dependency that is not Slurm's syntax is
+ * refused before anything is submitted.
+ */
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { FirecrestClient } from '../../src/core/client';
+import type { SnapshotNode } from '../../src/views/treeSnapshot';
+import { target } from '../support/target';
+import { testPartition } from './support/apiVersion';
+import { extensionApi, waitFor } from './support/extension';
+
+const PROFILE = 'deps-test';
+
+interface Ref { profile: string; system: string; jobId: string }
+const jobsTree = async () => await vscode.commands.executeCommand<{ tree: SnapshotNode[] }>('firecrest.test.jobsTree');
+
+async function row(jobId: string): Promise<SnapshotNode | undefined> {
+  const walk = (ns: SnapshotNode[]): SnapshotNode | undefined => {
+    for (const n of ns) {
+      if (n.contextValue?.includes(';job;') && n.label.startsWith(`${jobId} `)) return n;
+      const found = walk(n.children ?? []);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return walk((await jobsTree()).tree);
+}
+
+describe('Dependencies (Run after…)', function () {
+  const t = target();
+  let client: FirecrestClient;
+  let home: string;
+  const running: string[] = [];
+  const dir = mkdtempSync(join(tmpdir(), 'fc-deps-'));
+  const tag = Math.random().toString(36).slice(2, 8);
+
+  before(async () => {
+    const api = await extensionApi();
+    await vscode.commands.executeCommand('firecrest.addConnection', {
+      name: PROFILE, url: t.url, apiVersion: t.apiVersion, tokenUrl: t.tokenUrl, clientId: t.clientId, clientSecret: t.clientSecret, defaultSystem: t.system,
+    });
+    client = await api.connections.client(PROFILE);
+    home = `/home/${(await client.userInfo(t.system)).user.name}`;
+    await vscode.commands.executeCommand('firecrest.jobs.focus');
+  });
+
+  after(async () => {
+    for (const id of running) await client.cancelJob(t.system, id).catch(() => undefined);
+    await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
+  });
+
+  it('a job submitted to run after another says what it waits for, then that it never starts once that job is cancelled', async function () {
+    this.timeout(180_000);
+    const partition = await testPartition(client, t.system);
+    const first = await client.submitJob(t.system, { script: '#!/bin/bash\nsleep 300\n', workingDirectory: home, name: `fc-deps-first-${tag}`, partition });
+    running.push(first);
+    const file = join(dir, `after-${tag}.sh`);
+    writeFileSync(file, `#!/bin/bash\n#SBATCH --partition=${partition}\n#SBATCH --job-name=fc-deps-then-${tag}\n#SBATCH --time=00:01:00\necho done\n`);
+    const then = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: vscode.Uri.file(file), profile: PROFILE, system: t.system, workingDirectory: home, dependency: `afterok:${first}` });
+    assert.ok(then?.jobId);
+    running.push(then.jobId);
+
+    const waiting = await waitFor('the dependent job pending, saying what it waits for', async () => {
+      await vscode.commands.executeCommand('firecrest.jobs.refresh');
+      const r = await row(then.jobId);
+      return r && new RegExp(`^Dependency · waits for ${first} \\((RUNNING|PENDING)\\)`).test(r.description ?? '') ? r : undefined;
+    }, 90_000);
+    assert.ok(waiting);
+
+    await client.cancelJob(t.system, first);
+    const never = await waitFor('the row saying it never starts', async () => {
+      await vscode.commands.executeCommand('firecrest.jobs.refresh');
+      const r = await row(then.jobId);
+      return r && /^DependencyNeverSatisfied · never starts: waits for \d+ \(CANCELLED/.test(r.description ?? '') ? r : undefined;
+    }, 90_000);
+    assert.equal(never.icon, 'warning');
+    assert.match(never.contextValue ?? '', /;cancelable;/, 'it can be cancelled from its row');
+  });
+
+  it('refuses a dependency that is not Slurm syntax before submitting anything', async () => {
+    const file = join(dir, `bad-${tag}.sh`);
+    writeFileSync(file, '#!/bin/bash\necho never\n');
+    const result = await vscode.commands.executeCommand<Ref | undefined>('firecrest.submitJob', { uri: vscode.Uri.file(file), profile: PROFILE, system: t.system, workingDirectory: home, dependency: 'afterok:1\nrm -rf ~' });
+    assert.equal(result, undefined);
+    assert.ok(!(await client.jobs(t.system)).some((j) => j.name === `bad-${tag}.sh`), 'no job was submitted');
+  });
+});
