@@ -250,6 +250,35 @@ void describe('local scheduler: jobs', { skip }, () => {
     assert.equal(rc.status.stateReason, 'DependencyNeverSatisfied');
   });
 
+  void test('afterany, afternotok, after, singleton and "any of" (?) dependencies, as sbatch takes them', async () => {
+    const fails = await sched.submit(alice, spec('sleep 0.5; exit 2'));
+    const any = await sched.submit(alice, spec(`#SBATCH --dependency=afterany:${fails}\necho any`));
+    const notOk = await sched.submit(alice, spec(`#SBATCH --dependency=afternotok:${fails}\necho notok`));
+    const ok = await sched.submit(alice, spec(`#SBATCH --dependency=afterok:${fails}\necho never`));
+    const either = await sched.submit(alice, spec(`#SBATCH --dependency=afterok:${fails}?afterany:${fails}\necho either`));
+    assert.equal((await get(any)).status.stateReason, 'Dependency');
+    for (const id of [any, notOk, either]) assert.equal((await waitFor(id, done)).status.state, 'COMPLETED', `job ${id}`);
+    assert.equal((await waitFor(ok, done)).status.stateReason, 'DependencyNeverSatisfied');
+    // A job that completes leaves afternotok unsatisfiable.
+    const good = await sched.submit(alice, spec('true'));
+    const never = await sched.submit(alice, spec(`#SBATCH --dependency=afternotok:${good}\necho never`));
+    assert.equal((await waitFor(never, done)).status.stateReason, 'DependencyNeverSatisfied');
+    // after: once the other job started.
+    const long = await sched.submit(alice, spec('sleep 30'));
+    const started = await sched.submit(alice, spec(`#SBATCH --dependency=after:${long}\necho started`));
+    assert.equal((await waitFor(started, done)).status.state, 'COMPLETED');
+    assert.equal((await get(long)).status.state, 'RUNNING');
+    await sched.cancel(alice, long);
+    // singleton: one job of a name and user at a time.
+    const one = await sched.submit(alice, spec('sleep 1', { name: 'single' }));
+    const two = await sched.submit(alice, spec('#SBATCH --dependency=singleton\necho two', { name: 'single' }));
+    assert.equal((await get(two)).status.stateReason, 'Dependency');
+    const r2 = await waitFor(two, done);
+    assert.ok(r2.time.start! >= (await get(one)).time.end!, 'the second started after the first ended');
+    await assert.rejects(sched.submit(alice, spec(`#SBATCH --dependency=afterok:${good},afterany:${good}?afterany:${good}\ntrue`)), /Job dependency problem/);
+    await assert.rejects(sched.submit(alice, spec('#SBATCH --dependency=whenever:1\ntrue')), /Job dependency problem/);
+  });
+
   void test('the job sees the Slurm variables and its env', async () => {
     const id = await sched.submit(alice, spec('echo "$SLURM_JOB_ID|$SLURM_JOB_NAME|$SLURM_SUBMIT_DIR|$SLURM_JOB_PARTITION|$SLURM_CLUSTER_NAME|$FOO|$HOME"', {
       name: 'envjob', env: { FOO: 'bar baz' }, partition: 'long',

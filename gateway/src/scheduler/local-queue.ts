@@ -10,11 +10,9 @@ const NEVER_SATISFIED_GRACE_MS = 1000;
 
 /** Why a job cannot start apart from free CPUs; `DependencyNeverSatisfied` means the job can never run; null means it may start now. */
 export function waitReason(job: LocalJob, jobs: ReadonlyMap<number, LocalJob>, reservations: LocalReservation[], nowSec: number): string | null {
-  for (const depId of job.afterOk) {
-    const dep = jobs.get(depId);
-    if (!dep || (isFinal(dep) && dep.state !== 'COMPLETED')) return 'DependencyNeverSatisfied';
-    if (dep.state !== 'COMPLETED') return 'Dependency';
-  }
+  const dependency = dependencyState(job, jobs);
+  if (dependency === 'never') return 'DependencyNeverSatisfied';
+  if (dependency === 'wait') return 'Dependency';
   if (job.reservation) {
     const own = reservations.find((r) => r.name === job.reservation);
     if (!own) return 'ReservationDeleted';
@@ -24,6 +22,37 @@ export function waitReason(job: LocalJob, jobs: ReadonlyMap<number, LocalJob>, r
   const blocking = reservations.find((r) => r.name !== job.reservation && reservationActive(r, nowSec));
   if (blocking) return blocking.flags.includes('MAINT') ? 'ReqNodeNotAvail, Reserved for maintenance' : 'Reservation';
   return null;
+}
+
+type DepState = 'ok' | 'wait' | 'never';
+
+/** One item of a dependency, as Slurm judges it. A job the scheduler forgot has ended. */
+function itemState(type: 'after' | 'afterok' | 'afternotok' | 'afterany', dep: LocalJob | undefined): DepState {
+  if (!dep) return type === 'afterok' ? 'never' : 'ok';
+  const final = isFinal(dep);
+  switch (type) {
+    case 'after':
+      return dep.state !== 'PENDING' ? 'ok' : 'wait';
+    case 'afterany':
+      return final ? 'ok' : 'wait';
+    case 'afterok':
+      return !final ? 'wait' : dep.state === 'COMPLETED' ? 'ok' : 'never';
+    case 'afternotok':
+      return !final ? 'wait' : dep.state === 'COMPLETED' ? 'never' : 'ok';
+  }
+}
+
+/** All items (`,`) or any (`?`); `singleton`: no earlier job of the same name and user still to end. */
+function dependencyState(job: LocalJob, jobs: ReadonlyMap<number, LocalJob>): DepState {
+  const d = job.dependency ?? { mode: 'all' as const, items: job.afterOk.map((id) => ({ type: 'afterok' as const, id })), singleton: false };
+  const states = d.items.map((i) => itemState(i.type, jobs.get(i.id)));
+  if (d.singleton) {
+    const earlier = [...jobs.values()].some((o) => o.id < job.id && o.name === job.name && o.user.uid === job.user.uid && !isFinal(o));
+    states.push(earlier ? 'wait' : 'ok');
+  }
+  if (states.length === 0) return 'ok';
+  if (d.mode === 'any') return states.includes('ok') ? 'ok' : states.every((s) => s === 'never') ? 'never' : 'wait';
+  return states.includes('never') ? 'never' : states.includes('wait') ? 'wait' : 'ok';
 }
 
 export interface QueuePlan {

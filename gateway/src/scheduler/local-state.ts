@@ -30,8 +30,10 @@ export interface LocalJob {
   env: Record<string, string>;
   /** seconds; null = unlimited */
   timeLimit: number | null;
-  /** Job ids that must have COMPLETED first (`afterok`). */
+  /** Job ids that must have COMPLETED first (`afterok`; the only form in state written before `dependency`). */
   afterOk: number[];
+  /** `--dependency` as sbatch takes it: `after*` items joined by `,` (all) or `?` (any), and/or `singleton`. */
+  dependency?: LocalDependency;
   state: LocalJobState;
   reason: string;
   exitCode: number | null;
@@ -44,6 +46,12 @@ export interface LocalJob {
   /** Process group of the running job and its start time in clock ticks (guards against pid reuse). */
   pid: number | null;
   pidStart: string | null;
+}
+
+export interface LocalDependency {
+  mode: 'all' | 'any';
+  items: { type: 'after' | 'afterok' | 'afternotok' | 'afterany'; id: number }[];
+  singleton: boolean;
 }
 
 export interface LocalReservation {

@@ -9,7 +9,7 @@ import { basename, isAbsolute, resolve } from 'node:path';
 import { runAs } from '../exec';
 import type { UnixUser } from '../users';
 import { expandPattern, parseDirectives, parseTimeLimit } from './local-directives';
-import type { LocalJob, LocalReservation } from './local-state';
+import type { LocalDependency, LocalJob, LocalReservation } from './local-state';
 import { SchedulerError, checkJobEnv, type JobSpec } from './types';
 
 export interface SubmitContext {
@@ -37,14 +37,26 @@ async function readScriptAs(user: UnixUser, path: string): Promise<string> {
   return res.stdout.toString('utf8');
 }
 
-function parseDependency(value: string): number[] {
-  const ids: number[] = [];
-  for (const part of value.split(/[,?]/)) {
-    const m = /^afterok:([\d:]+)$/.exec(part.trim());
-    if (!m) continue;
-    for (const id of m[1].split(':')) if (id) ids.push(Number(id));
+/**
+ * sbatch's `--dependency` list: `type:id[:id…]` items joined by `,` (all must hold) or `?` (any),
+ * and `singleton`. `aftercorr` (array tasks) counts as `afterok`, `afterburstbuffer` as
+ * `afterany`; `after:id+minutes` waits for the start only. Anything else is sbatch's refusal.
+ */
+function parseDependency(value: string): LocalDependency {
+  const invalid = () => sbatchError('sbatch: error: Batch job submission failed: Job dependency problem');
+  if (value.includes(',') && value.includes('?')) throw invalid();
+  const dep: LocalDependency = { mode: value.includes('?') ? 'any' : 'all', items: [], singleton: false };
+  for (const part of value.split(/[,?]/).map((p) => p.trim())) {
+    if (part === 'singleton') {
+      dep.singleton = true;
+      continue;
+    }
+    const m = /^(after|afterok|afternotok|afterany|aftercorr|afterburstbuffer)((?::\d+(?:\+\d+)?)+)$/.exec(part);
+    if (!m) throw invalid();
+    const type = m[1] === 'aftercorr' ? 'afterok' : m[1] === 'afterburstbuffer' ? 'afterany' : (m[1] as LocalDependency['items'][number]['type']);
+    for (const id of m[2].split(':').filter(Boolean)) dep.items.push({ type, id: Number(id.replace(/\+\d+$/, '')) });
   }
-  return ids;
+  return dep;
 }
 
 export type Submission = Omit<LocalJob, 'id' | 'stdout' | 'stderr' | 'stdin'> & {
@@ -88,10 +100,11 @@ export async function resolveSubmission(user: UnixUser, spec: JobSpec, ctx: Subm
   const submitDir = resolve(user.home, spec.workingDirectory || user.home);
   const workingDirectory = d.chdir ? resolve(submitDir, d.chdir) : submitDir;
 
-  const afterOk = spec.afterOk ? [Number(spec.afterOk)] : d.dependency ? parseDependency(d.dependency) : [];
-  if (afterOk.some((id) => !Number.isSafeInteger(id) || !ctx.knownJob(id))) {
+  const dependency: LocalDependency | undefined = spec.afterOk ? { mode: 'all', items: [{ type: 'afterok', id: Number(spec.afterOk) }], singleton: false } : d.dependency ? parseDependency(d.dependency) : undefined;
+  if (dependency?.items.some(({ id }) => !Number.isSafeInteger(id) || !ctx.knownJob(id))) {
     throw sbatchError('sbatch: error: Batch job submission failed: Job dependency problem');
   }
+  const afterOk = dependency?.items.filter((i) => i.type === 'afterok').map((i) => i.id) ?? [];
 
   const reservation = spec.reservation || d.reservation || null;
   if (reservation) {
@@ -119,6 +132,7 @@ export async function resolveSubmission(user: UnixUser, spec: JobSpec, ctx: Subm
     env: { ...spec.env },
     timeLimit,
     afterOk,
+    ...(dependency ? { dependency } : {}),
     state: 'PENDING',
     reason: 'None',
     exitCode: null,
