@@ -72,6 +72,13 @@ describe('Dependencies (Run after…)', function () {
       return r && new RegExp(`^Dependency · waits for ${first} \\((RUNNING|PENDING)\\)`).test(r.description ?? '') ? r : undefined;
     }, 90_000);
     assert.ok(waiting);
+    // Its details say what it waits for, read from its script (any job's, v2).
+    if (client.capabilities.jobScript) {
+      const details = await vscode.commands.executeCommand<string>('firecrest.showJobDetails', then);
+      const text = (await vscode.workspace.openTextDocument(vscode.Uri.parse(details))).getText();
+      assert.match(text, new RegExp(`## Dependency[\\s\\S]*--dependency=afterok:${first}[\\s\\S]*- afterok: job ${first} \\(fc-deps-first-${tag}\\): (RUNNING|PENDING)`));
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    }
 
     await client.cancelJob(t.system, first);
     // Slurm keeps such a job pending (unless the site sets kill_invalid_depend, as the built-in

@@ -5,6 +5,8 @@
  */
 import * as vscode from 'vscode';
 import { jobMarkdownTable } from '../../common/jobFormat';
+import { parseSbatchScript } from '../../common/sbatch/index';
+import { dependencyTargets } from '../../core/jobScript';
 import type { ExtensionServices } from '../../common/services';
 import { resolveJob } from './pickers';
 import type { ProvenanceRecord, ProvenanceStore } from './provenance';
@@ -41,6 +43,9 @@ export class JobDetailsProvider implements vscode.TextDocumentContentProvider {
         // A fence longer than any backtick run inside keeps the script verbatim.
         const fence = '`'.repeat(Math.max(3, ...[...(meta.script ?? '').matchAll(/`+/g)].map((m) => m[0].length + 1)));
         out.push(meta.script ? `${fence}bash\n${meta.script.replace(/\n$/, '')}\n${fence}` : '_The scheduler did not keep the script._', '');
+        // The listing does not say what a job waits for; its script does (`#SBATCH --dependency`).
+        const dependency = (meta.script && parseSbatchScript(meta.script).last('dependency')?.value) || record?.options.dependency;
+        if (dependency) out.splice(out.indexOf('## Files'), 0, ...(await dependencySection(client, system, dependency, ctl.signal)));
       } catch (e) {
         out.push('## Metadata', '', `_Not available: ${e instanceof Error ? e.message : String(e)}_`, '');
       }
@@ -77,5 +82,22 @@ function provenanceSection(r: ProvenanceRecord): string[] {
   lines.push(`- options: working directory ${o.workingDirectory}${o.partition ? `, partition ${o.partition}` : ''}${o.account ? `, account ${o.account}` : ''}${o.reservation ? `, reservation ${o.reservation}` : ''}`);
   if (r.env && Object.keys(r.env).length) lines.push(`- environment: ${Object.keys(r.env).sort().join(', ')}`);
   lines.push('', '_Compare Script with Current File and Resubmit Exactly use this record._', '');
+  return lines;
+}
+
+/** `## Dependency`: the jobs named, each with its state now (at most 10 looked up). */
+async function dependencySection(client: { job(system: string, id: string, o?: { signal?: AbortSignal }): Promise<{ state: string; name: string }> }, system: string, dependency: string, signal: AbortSignal): Promise<string[]> {
+  let targets: { type: string; jobId: string }[] = [];
+  try {
+    targets = dependencyTargets(dependency).slice(0, 10);
+  } catch {
+    // Not parseable: shown as written.
+  }
+  const lines = ['## Dependency', '', `\`--dependency=${dependency}\``, ''];
+  for (const t of targets) {
+    const other = await client.job(system, t.jobId, { signal }).catch(() => undefined);
+    lines.push(`- ${t.type}: job ${t.jobId}${other ? ` (${other.name}): ${other.state}` : ': no longer known to the scheduler'}`);
+  }
+  lines.push('');
   return lines;
 }
