@@ -13,7 +13,7 @@ import type { FirecrestClient } from '../../src/core/client';
 import type { SnapshotNode } from '../../src/views/treeSnapshot';
 import { target } from '../support/target';
 import { testPartition } from './support/apiVersion';
-import { extensionApi, waitFor } from './support/extension';
+import { addTestConnection, waitFor } from './support/extension';
 
 const PROFILE = 'deps-test';
 
@@ -41,12 +41,7 @@ describe('Dependencies (Run after…)', function () {
   const tag = Math.random().toString(36).slice(2, 8);
 
   before(async () => {
-    const api = await extensionApi();
-    await vscode.commands.executeCommand('firecrest.addConnection', {
-      name: PROFILE, url: t.url, apiVersion: t.apiVersion, tokenUrl: t.tokenUrl, clientId: t.clientId, clientSecret: t.clientSecret, defaultSystem: t.system,
-    });
-    client = await api.connections.client(PROFILE);
-    home = `/home/${(await client.userInfo(t.system)).user.name}`;
+    ({ client, home } = await addTestConnection(PROFILE));
     await vscode.commands.executeCommand('firecrest.jobs.focus');
   });
 

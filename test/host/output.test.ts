@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../src/core/client';
 import { target } from '../support/target';
 import { testPartition } from './support/apiVersion';
-import { extensionApi, waitFor } from './support/extension';
+import { addTestConnection, waitFor } from './support/extension';
 
 const PROFILE = 'output-test';
 
@@ -46,12 +46,9 @@ describe('Output documents (Open Job Output)', function () {
   const tag = Math.random().toString(36).slice(2, 8);
 
   before(async () => {
-    const api = await extensionApi();
-    await vscode.commands.executeCommand('firecrest.addConnection', {
-      name: PROFILE, url: t.url, apiVersion: t.apiVersion, tokenUrl: t.tokenUrl, clientId: t.clientId, clientSecret: t.clientSecret, defaultSystem: t.system,
-    });
-    client = await api.connections.client(PROFILE);
-    dir = `/home/${(await client.userInfo(t.system)).user.name}/fc-output-${tag}`;
+    let home: string;
+    ({ client, home } = await addTestConnection(PROFILE));
+    dir = `${home}/fc-output-${tag}`;
     await client.mkdir(t.system, dir, { parents: true });
   });
 

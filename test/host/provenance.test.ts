@@ -14,7 +14,7 @@ import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../src/core/client';
 import { target } from '../support/target';
 import { testPartition } from './support/apiVersion';
-import { extensionApi, waitFor } from './support/extension';
+import { addTestConnection, waitFor } from './support/extension';
 
 const PROFILE = 'provenance-test';
 
@@ -42,12 +42,9 @@ describe('A record of what each job ran (provenance)', function () {
   let commit = '';
 
   before(async () => {
-    const api = await extensionApi();
-    await vscode.commands.executeCommand('firecrest.addConnection', {
-      name: PROFILE, url: t.url, apiVersion: t.apiVersion, tokenUrl: t.tokenUrl, clientId: t.clientId, clientSecret: t.clientSecret, defaultSystem: t.system,
-    });
-    client = await api.connections.client(PROFILE);
-    remoteDir = `/home/${(await client.userInfo(t.system)).user.name}/fc-prov-${tag}`;
+    let home: string;
+    ({ client, home } = await addTestConnection(PROFILE));
+    remoteDir = `${home}/fc-prov-${tag}`;
     await client.mkdir(t.system, remoteDir, { parents: true });
     const partition = await testPartition(client, t.system);
     original = `#!/bin/bash\n#SBATCH --partition=${partition}\n#SBATCH --job-name=fc-prov-${tag}\n#SBATCH --time=00:02:00\necho "provenance ${tag} $PROV_TAG"\n`;

@@ -6,6 +6,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { FirecrestExtensionApi } from '../../../src/common/api';
+import type { FirecrestClient } from '../../../src/core/client';
+import { target } from '../../support/target';
 
 export const EXTENSION_ID = 'firecrest-community.firecrest-vscode';
 
@@ -91,4 +93,18 @@ export function nextEvent<E, T extends E>(event: vscode.Event<E>, match: (e: E) 
       resolve(e);
     });
   });
+}
+
+/**
+ * Adds a connection named `name` to the deployment under test (the local gateway or FIRECREST_URL)
+ * through the command a user runs, and returns its shared client and the user's home folder.
+ */
+export async function addTestConnection(name: string): Promise<{ client: FirecrestClient; home: string }> {
+  const t = target();
+  const api = await extensionApi();
+  await vscode.commands.executeCommand('firecrest.addConnection', {
+    name, url: t.url, apiVersion: t.apiVersion, tokenUrl: t.tokenUrl, clientId: t.clientId, clientSecret: t.clientSecret, defaultSystem: t.system,
+  });
+  const client = await api.connections.client(name);
+  return { client, home: `/home/${(await client.userInfo(t.system)).user.name}` };
 }
