@@ -5,8 +5,8 @@ import { spawn } from 'node:child_process';
 
 // Steps with the same `together` tag run side by side (their output is printed when each ends,
 // whole): lint and the type check are CPU, the unit suite mostly waits for its schedulers; the
-// gateway and core suites each use about a quarter of the two cores (they wait for Slurm and for
-// their own fault timers), each against a gateway of its own.
+// gateway, core and reliability suites each use a fifth to a quarter of the two cores (they wait
+// for Slurm, for Retry-After and for their own fault timers), each against gateways of its own.
 const steps = [
   ['build', 'npm', ['run', '-s', 'build']],
   ['lint', 'npm', ['run', '-s', 'lint'], 'checks'],
@@ -14,7 +14,7 @@ const steps = [
   ['unit', 'npm', ['run', '-s', 'test:unit'], 'checks'],
   ['gateway', 'npm', ['run', '-s', 'test:gateway'], 'suites'],
   ['core', 'npm', ['run', '-s', 'test:core'], 'suites'],
-  ['reliability', 'npm', ['run', '-s', 'test:reliability']],
+  ['reliability', 'npm', ['run', '-s', 'test:reliability'], 'suites'],
   ['host', 'npm', ['run', '-s', 'test:host']],
   // The feature suites again on an API v1 connection (the build step above already built).
   ['host-v1', 'node', ['scripts/run-host-tests.mjs', '--no-build', '--api', 'v1', '--files', 'fs.,fs-large,fs-commands,systems,jobs,accounting,sbatch']],
@@ -90,7 +90,7 @@ const total = timings.reduce((s, x) => s + x.seconds, 0);
 console.log('\nstep         seconds  share  result');
 for (const x of timings) console.log(`${x.name.padEnd(12)} ${x.seconds.toFixed(1).padStart(7)}  ${((100 * x.seconds) / (total || 1)).toFixed(0).padStart(4)}%  ${x.ok ? 'ok' : 'FAILED'}`);
 console.log(`${'total'.padEnd(12)} ${total.toFixed(1).padStart(7)}  (steps added up)`);
-console.log(`${'wall'.padEnd(12)} ${((Date.now() - wallStarted) / 1000).toFixed(1).padStart(7)}  (lint, types and unit side by side; gateway and core too)`);
+console.log(`${'wall'.padEnd(12)} ${((Date.now() - wallStarted) / 1000).toFixed(1).padStart(7)}  (lint, types and unit side by side; gateway, core and reliability too)`);
 if (digest.length) console.log(`\nfailures (first lines of each report):\n${digest.join('\n')}`);
 if (failedSteps.length) console.log(`\nfailed steps: ${failedSteps.join(', ')}`);
 if (failedSteps.length && failed === 0) failed = failedSteps.length;
