@@ -86,14 +86,24 @@ void describe('crash safety: SIGKILL while files are written', { skip: gatewayOn
     for (const name of names) {
       const r = await call('GET', `/compute/${S}/jobs?time_window=1h&name=${encodeURIComponent(name)}`);
       const jobs = (r.body.jobs ?? []) as { jobId: string; name: string; status: { state: string | string[] } }[];
-      open.push(...jobs.filter((j) => j.name === name && !FINAL.test([j.status.state].flat().join(','))).map((j) => ({ jobId: j.jobId, name: j.name })));
+      // Another suite's uploads wait for their own parts, not for this suite's rounds.
+      const mine = (j: { jobId: string; name: string }) => j.name !== 'IngressFileTransfer' || ownIngress.has(j.jobId);
+      open.push(...jobs.filter((j) => j.name === name && mine(j) && !FINAL.test([j.status.state].flat().join(','))).map((j) => ({ jobId: j.jobId, name: j.name })));
     }
     return open;
   }
 
-  /** Cancels the waiting ingress jobs among `open`; true when nothing else is left running. */
+  /**
+   * The ingress jobs this suite's staged uploads started (from the uploads' state). Other suites
+   * run at the same time as the same user (npm test runs core beside this one): their jobs are
+   * neither cancelled nor waited for here.
+   */
+  const ownIngress = new Set<string>();
+  const track = { onState: (st: { transferJob: { jobId: string } }) => { ownIngress.add(st.transferJob.jobId); } };
+
+  /** Cancels this suite's waiting ingress jobs among `open`; true when nothing else is left running. */
   async function cancelIngress(open: { jobId: string; name: string }[]): Promise<boolean> {
-    for (const j of open) if (j.name === 'IngressFileTransfer') await call('DELETE', `/compute/${S}/jobs/${j.jobId}`);
+    for (const j of open) if (j.name === 'IngressFileTransfer' && ownIngress.has(j.jobId)) await call('DELETE', `/compute/${S}/jobs/${j.jobId}`);
     return open.every((j) => j.name === 'IngressFileTransfer');
   }
 
@@ -121,7 +131,7 @@ void describe('crash safety: SIGKILL while files are written', { skip: gatewayOn
       return () => call('POST', `/filesystem/${S}/transfer/${kind}`, { sourcePath: source, targetPath: target });
     }
     if (kind === 'direct') return () => c.uploadSmall(S, dir, name, next);
-    if (kind === 'staged') return () => c.transfers.uploadBytes(S, next, target);
+    if (kind === 'staged') return () => c.transfers.uploadBytes(S, next, target, track);
     return () => rfs.writeFile(FirecrestUri.from({ system: S, path: target }), next, { create: true, overwrite: true });
   }
 
