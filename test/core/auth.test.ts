@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RateLimitedError, UnauthorizedError, UnavailableError, createClient, type ClientEvents } from '../../src/core/index';
 import { gatewayOnly } from '../support/target';
+import { expireTokens } from '../reliability/admin';
 import { client, clientOptions, gateway, t } from './support';
 
 async function rawToken(): Promise<string> {
@@ -143,6 +144,22 @@ void describe('authentication', () => {
     try {
       await assert.rejects(c.systems(), (e: unknown) => e instanceof UnauthorizedError && e.status === 401);
       assert.deepEqual(r.statuses, [401, 401]);
+    } finally {
+      await c.dispose();
+    }
+  });
+
+  void it('a fresh token the server expired early is replaced once more; a third refusal is the answer', { skip: gatewayOnly() }, async () => {
+    // The token command prints a token the gateway has already expired (as a revocation does),
+    // every time: refused as expired, replaced, refused as expired again, replaced once more, then
+    // the client gives the answer instead of looping.
+    const stale = await rawToken();
+    await expireTokens();
+    const r = recorder();
+    const c = await createClient({ profile: { name: 'cmd', url: t.url, apiVersion: 'v2', tokenCommand: `echo ${stale}` } }, r.events);
+    try {
+      await assert.rejects(c.systems(), (e: unknown) => e instanceof UnauthorizedError && /expired/i.test(e.message));
+      assert.deepEqual(r.statuses, [401, 401, 401]);
     } finally {
       await c.dispose();
     }

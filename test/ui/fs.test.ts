@@ -36,6 +36,19 @@ async function errorSurfaces(win: Page): Promise<string[]> {
   ];
 }
 
+/**
+ * Expands a folder row of the Explorer. The tree redraws its rows when a watched folder's listing
+ * changes (other suites write into the same home folder): a click that lands during a redraw is
+ * lost. So the folder's own state decides: clicked until it says it is expanded.
+ */
+async function expandFolder(row: Locator): Promise<void> {
+  for (let i = 0; i < 5 && (await row.getAttribute('aria-expanded')) !== 'true'; i++) {
+    await row.click();
+    await row.locator('xpath=self::*[@aria-expanded="true"]').waitFor({ timeout: 5000 }).catch(() => undefined);
+  }
+  assert.equal(await row.getAttribute('aria-expanded'), 'true', 'the folder expanded');
+}
+
 async function oneErrorPerFailure(win: Page, file: Locator): Promise<void> {
   await admin('PUT', '/faults', { dropBefore: { rate: 1, match: READ_FAULT } });
   try {
@@ -85,7 +98,7 @@ describe('remote folder in the Explorer', () => {
       const explorer = win.locator('.explorer-folders-view');
       const row = (name: string) => explorer.locator('.monaco-list-row').filter({ hasText: new RegExp(`^${name}$`) }).first();
       await row('data').waitFor({ timeout: 60_000 });
-      await row('data').click();
+      await expandFolder(row('data'));
       await row('numbers.csv').waitFor({ timeout: 30_000 });
       await row('numbers.csv').click();
       await win.locator('.editor-instance .view-lines').filter({ hasText: '3,9' }).first().waitFor({ timeout: 30_000 });
@@ -133,7 +146,7 @@ describe('remote folder in the Explorer', () => {
       // shows its error once: no second modal, no toast repeating it.
       if (adminAvailable()) {
         await win.keyboard.press('Control+Shift+E');
-        await row('analysis').click();
+        await expandFolder(row('analysis'));
         await row('sum.py').waitFor({ timeout: 30_000 });
         await oneErrorPerFailure(win, row('sum.py'));
       }

@@ -109,7 +109,8 @@ export class ApiHttp {
     let rateRetries = 0;
     let transientRetries = 0;
     let rejected: string | undefined;
-    let refreshed = false;
+    /** Fresh tokens fetched for this request after a 401 (see below). */
+    let refreshes = 0;
     for (let attempt = 1; ; attempt++) {
       await this.gate.wait(signal);
       const token = await this.tokens.token({ rejected, signal });
@@ -136,8 +137,12 @@ export class ApiHttp {
         throw e;
       }
       if (req.expect.includes(res.status)) return res;
-      if (res.status === 401 && !refreshed && this.tokens.canRefresh) {
-        refreshed = true;
+      // A refused token is replaced once. A token fetched for this very request and then refused
+      // as *expired* was expired early by the server (revoked, or a session ended meanwhile),
+      // not refused for its credentials: one more fresh token is the cure. Any other second
+      // refusal, or a third, is the answer.
+      if (res.status === 401 && this.tokens.canRefresh && (refreshes === 0 || (refreshes === 1 && /expired/i.test(errorFromResponse({ status: res.status, route, headers: res.headers, body: res.body }).message)))) {
+        refreshes++;
         rejected = token;
         continue;
       }
