@@ -86,9 +86,13 @@ describe('Jobs view (UI)', () => {
     await page.locator('.tabs-container .tab').filter({ hasText: `${done}.md` }).waitFor({ state: 'detached', timeout: 15_000 });
 
     // Open Job Output: a read-only document with the alerts highlighted and how the job ended.
-    await finishedRow.click({ button: 'right' });
-    const open = page.locator('.context-view .action-item').filter({ hasText: /^Open Job Output$/ }).first();
-    await open.hover();
+    // From the palette, picking the job by its id: the tree redraws whenever the listing changes
+    // (another run on the machine submits as the same user), and a context menu opened on a row
+    // that was just redrawn runs its command without the row.
+    await runCommand(page, 'FirecREST: Open Job Output');
+    const pick = page.locator('.quick-input-widget');
+    await pick.locator('input').fill(`${done} ui-finished`);
+    await pick.locator('.monaco-list-row').filter({ hasText: `${done} ui-finished` }).first().waitFor({ timeout: 30_000 });
     await page.keyboard.press('Enter');
     const editor = page.locator('.editor-instance .view-lines');
     await editor.filter({ hasText: `[Job ${done} completed with exit code 0.]` }).first().waitFor({ timeout: 30_000 });
