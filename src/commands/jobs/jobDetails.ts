@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { jobMarkdownTable } from '../../common/jobFormat';
 import { parseSbatchScript } from '../../common/sbatch/index';
+import type { FirecrestApi } from '../../core/api';
 import { dependencyTargets } from '../../core/jobScript';
 import type { ExtensionServices } from '../../common/services';
 import { resolveJob } from './pickers';
@@ -36,18 +37,24 @@ export class JobDetailsProvider implements vscode.TextDocumentContentProvider {
       const out = [`# Job ${job.id}: ${job.name}`, '', jobMarkdownTable(job, system), ''];
       const record = await this.provenance?.get(profile, system, jobId);
       if (record) out.push(...provenanceSection(record));
+      let script: string | undefined;
       try {
         const meta = await client.jobMetadata(system, jobId, { signal: ctl.signal });
+        script = meta.script;
         out.push('## Files', '', `- stdin: ${meta.stdinPath ?? '—'}`, `- stdout: ${meta.stdoutPath ?? '—'}`, `- stderr: ${meta.stderrPath ?? '—'}`, '');
         out.push('## Submitted script', '');
         // A fence longer than any backtick run inside keeps the script verbatim.
         const fence = '`'.repeat(Math.max(3, ...[...(meta.script ?? '').matchAll(/`+/g)].map((m) => m[0].length + 1)));
         out.push(meta.script ? `${fence}bash\n${meta.script.replace(/\n$/, '')}\n${fence}` : '_The scheduler did not keep the script._', '');
-        // The listing does not say what a job waits for; its script does (`#SBATCH --dependency`).
-        const dependency = (meta.script && parseSbatchScript(meta.script).last('dependency')?.value) || record?.options.dependency;
-        if (dependency) out.splice(out.indexOf('## Files'), 0, ...(await dependencySection(client, system, dependency, ctl.signal)));
       } catch (e) {
         out.push('## Metadata', '', `_Not available: ${e instanceof Error ? e.message : String(e)}_`, '');
+      }
+      // The listing does not say what a job waits for; its script does (`#SBATCH --dependency`),
+      // or the record of its submission.
+      const dependency = (script && parseSbatchScript(script).last('dependency')?.value) || record?.options.dependency;
+      if (dependency) {
+        const at = out.indexOf('## Files');
+        out.splice(at < 0 ? out.length : at, 0, ...(await dependencySection(client, system, dependency, ctl.signal)));
       }
       return out.join('\n');
     } finally {
@@ -86,15 +93,9 @@ function provenanceSection(r: ProvenanceRecord): string[] {
 }
 
 /** `## Dependency`: the jobs named, each with its state now (at most 10 looked up). */
-async function dependencySection(client: { job(system: string, id: string, o?: { signal?: AbortSignal }): Promise<{ state: string; name: string }> }, system: string, dependency: string, signal: AbortSignal): Promise<string[]> {
-  let targets: { type: string; jobId: string }[] = [];
-  try {
-    targets = dependencyTargets(dependency).slice(0, 10);
-  } catch {
-    // Not parseable: shown as written.
-  }
+async function dependencySection(client: Pick<FirecrestApi, 'job'>, system: string, dependency: string, signal: AbortSignal): Promise<string[]> {
   const lines = ['## Dependency', '', `\`--dependency=${dependency}\``, ''];
-  for (const t of targets) {
+  for (const t of dependencyTargets(dependency).slice(0, 10)) {
     const other = await client.job(system, t.jobId, { signal }).catch(() => undefined);
     lines.push(`- ${t.type}: job ${t.jobId}${other ? ` (${other.name}): ${other.state}` : ': no longer known to the scheduler'}`);
   }

@@ -17,31 +17,36 @@ export async function viewChunkBytes(services: ExtensionServices, profile: strin
   return Math.max(64 * 1024, Math.min(1 << 20, Math.floor((info?.maxDirectTransferSize ?? 5242880) / 2)));
 }
 
-export async function openJobOutput(services: ExtensionServices, documents: OutputDocuments, stream: 'stdout' | 'stderr', arg?: unknown): Promise<string | undefined> {
-  const ref = await resolveJob(services, arg, { placeHolder: `Open the ${stream === 'stdout' ? 'output' : 'error output'} of which job?` });
+/** The job (asked for when not given), its client and the path of its `stream` file. */
+async function outputOf(services: ExtensionServices, stream: 'stdout' | 'stderr', arg: unknown, what: string) {
+  const ref = await resolveJob(services, arg, { placeHolder: `Open the ${stream === 'stdout' ? 'output' : 'error output'}${what} of which job?` });
   if (!ref) return undefined;
   const client = await services.connections.client(ref.profile);
   const paths = await outputPaths(client, ref.system, ref.jobId);
   const path = stream === 'stdout' ? paths.stdout : paths.stderr;
   if (!path) throw new Error(`Job ${ref.jobId} has no known ${stream} file.`);
+  return { ref, client, job: paths.job, path };
+}
+
+export async function openJobOutput(services: ExtensionServices, documents: OutputDocuments, stream: 'stdout' | 'stderr', arg?: unknown): Promise<string | undefined> {
+  const found = await outputOf(services, stream, arg, '');
+  if (!found) return undefined;
+  const { ref, client, job, path } = found;
   const chunk = await viewChunkBytes(services, ref.profile, ref.system);
-  const uri = await documents.open({ profile: ref.profile, system: ref.system, jobId: ref.jobId, stream, path }, client, chunk, !paths.job.isFinal);
+  const uri = await documents.open({ profile: ref.profile, system: ref.system, jobId: ref.jobId, stream, path }, client, chunk, !job.isFinal);
   return uri.toString();
 }
 
 /** Open Output File: the output file itself in an editor, through the firecrest:// file system. */
 export async function openJobOutputFile(services: ExtensionServices, stream: 'stdout' | 'stderr', arg?: unknown): Promise<string | undefined> {
-  const ref = await resolveJob(services, arg, { placeHolder: `Open the ${stream === 'stdout' ? 'output' : 'error output'} file of which job?` });
-  if (!ref) return undefined;
-  const client = await services.connections.client(ref.profile);
-  const paths = await outputPaths(client, ref.system, ref.jobId);
-  const path = stream === 'stdout' ? paths.stdout : paths.stderr;
-  if (!path) throw new Error(`Job ${ref.jobId} has no known ${stream} file.`);
+  const found = await outputOf(services, stream, arg, ' file');
+  if (!found) return undefined;
+  const { ref, client, job, path } = found;
   try {
     await client.stat(ref.system, path);
   } catch (e) {
     if (e instanceof NotFoundError) {
-      void vscode.window.showInformationMessage(`${path} does not exist yet (job ${ref.jobId} is ${paths.job.state.toLowerCase()}).`);
+      void vscode.window.showInformationMessage(`${path} does not exist yet (job ${ref.jobId} is ${job.state.toLowerCase()}).`);
       return undefined;
     }
     throw e;

@@ -43,8 +43,6 @@ const MAX_LINE = 64 * 1024;
  */
 export class AlertScanner {
   readonly matches: AlertMatch[] = [];
-  /** Rules that matched at least once, in the order they first did. */
-  readonly fired: string[] = [];
   private line = 0;
   private pending = '';
 
@@ -82,7 +80,6 @@ export class AlertScanner {
           const match = { rule: rule.source, line: this.line, start: m.index, end: m.index + m[0].length };
           this.matches.push(match);
           added.push(match);
-          if (!this.fired.includes(rule.source)) this.fired.push(rule.source);
         }
       }
       this.line++;

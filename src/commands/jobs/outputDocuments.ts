@@ -122,9 +122,14 @@ class OutputSession implements vscode.Disposable {
   private whenVisible(): Promise<void> {
     if (this.visible) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      if (this.abort.signal.aborted) return reject(new DOMException('Aborted', 'AbortError'));
-      this.visibleWaiters.push(resolve);
-      this.abort.signal.addEventListener('abort', () => reject(new DOMException('Aborted', 'AbortError')), { once: true });
+      const signal = this.abort.signal;
+      if (signal.aborted) return reject(new DOMException('Aborted', 'AbortError'));
+      const onAbort = () => reject(new DOMException('Aborted', 'AbortError'));
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.visibleWaiters.push(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      });
     });
   }
 
@@ -315,7 +320,9 @@ export class OutputDocuments implements vscode.TextDocumentContentProvider, vsco
       const lines = editor.document.lineCount;
       const ranges = session.scanner.matches.filter((m) => m.line < lines).map((m) => new vscode.Range(m.line, m.start, m.line, m.end));
       editor.setDecorations(this.highlight, ranges);
-      const waiting = editor.document.getText() === '' ? session.note ?? (session.result ? undefined : `reading ${session.target.path}…`) : undefined;
+      // Empty without copying the document's text (this runs at every change of a growing output).
+      const empty = editor.document.lineCount === 1 && editor.document.lineAt(0).text === '';
+      const waiting = empty ? session.note ?? (session.result ? undefined : `reading ${session.target.path}…`) : undefined;
       editor.setDecorations(this.placeholder, waiting ? [{ range: new vscode.Range(0, 0, 0, 0), renderOptions: { after: { contentText: waiting } } }] : []);
     }
   }

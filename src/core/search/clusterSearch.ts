@@ -66,15 +66,6 @@ export const SEARCH_POLL = { firstMs: 250, maxMs: 2000, growth: 1.5 } as const;
 /** Bytes of the error file read at most. */
 const MAX_ERROR_BYTES = 64 * 1024;
 
-/** Waits (without the search's signal: it may be the reason) until the job is final, for at most `limitMs`. */
-async function untilEnded(api: FirecrestApi, system: string, jobId: string, limitMs: number): Promise<void> {
-  for (let wait = 250, started = Date.now(); Date.now() - started < limitMs; wait = Math.min(1000, wait * 2)) {
-    const job = await api.job(system, jobId).catch((e: unknown) => (e instanceof NotFoundError ? undefined : null));
-    if (job === undefined || job?.isFinal) return;
-    await sleep(wait);
-  }
-}
-
 /**
  * Runs one search to its end (the job ended and its output was read), the cap, or `signal`.
  * Throws InvalidInputError before submitting a query that cannot be searched for, CancelledError
@@ -174,7 +165,9 @@ export async function searchOnCluster(api: FirecrestApi, system: string, q: Sear
     // once it has ended (the script also removes them itself when it is cancelled).
     if (!ended || !finished) {
       await api.cancelJob(system, jobId).catch(() => undefined);
-      await untilEnded(api, system, jobId, 10_000);
+      // Without the search's signal (it may be why the search stopped); a job the scheduler no
+      // longer knows has ended; after 10 s the files go anyway (the script's trap removes them too).
+      await api.waitForJob(system, jobId, { overallTimeoutMs: 10_000, notFoundTimeoutMs: 0 }).catch(() => undefined);
     }
     await Promise.all([api.remove(system, outputPath).catch(() => undefined), api.remove(system, errorPath).catch(() => undefined)]);
   }

@@ -103,7 +103,10 @@ export class JobWaiter {
       // A verified job's logs say nothing more, and each transfer would add two files to the
       // user's home folder: they go (a failure to remove them is not the transfer's failure).
       // A failed job's logs stay, for the user to read.
-      await Promise.all([t.outputLog, t.errorLog].filter((p): p is string => !!p && TRANSFER_LOG.test(p)).map((p) => this.ops.rm(t.system, p, call).catch(() => undefined)));
+      // Only in the job's own work directory, when the server named one.
+      const dir = t.workingDirectory?.replace(/\/+$/, '');
+      const ours = (p: string) => TRANSFER_LOG.test(p) && !p.includes('/../') && (!dir || p.slice(0, p.lastIndexOf('/')) === dir);
+      await Promise.all([t.outputLog, t.errorLog].filter((p): p is string => !!p && ours(p)).map((p) => this.ops.rm(t.system, p, call).catch(() => undefined)));
       return;
     }
     let errHead = '';
