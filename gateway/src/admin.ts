@@ -9,6 +9,8 @@ import type { Faults } from './faults';
 import type { HealthChecker } from './http/health';
 import type { SchedulerOutage } from './scheduler/outage';
 import type { Stats } from './http/stats';
+import type { IdpStore } from './idp/adapter';
+import type { IdpRuntime } from './idp/token-hooks';
 import type { GatewaySettings } from './v2/context';
 
 export interface AdminDeps {
@@ -20,6 +22,10 @@ export interface AdminDeps {
   v2: { settings: GatewaySettings; systems: Map<string, unknown> };
   outage: SchedulerOutage;
   health: Pick<HealthChecker, 'refresh' | 'get'>;
+  /** The identity provider's store, when it runs. */
+  idpStore?: Pick<IdpStore, 'revokeAccount'>;
+  /** The identity provider's run-time switches (device polling pace, ID token fault). */
+  idpRuntime?: IdpRuntime;
 }
 
 const SETTINGS = ['tokenLifetimeSeconds', 'maxOpsFileSize', 'commandTimeoutSeconds', 'maxPartSize', 'stagingTtlSeconds', 'maxExtractBytes', 'maxStagingBytesPerUser', 'accountingLagSeconds'] as const;
@@ -65,6 +71,30 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promis
   app.delete('/faults', async (_req, reply) => {
     faults.set({});
     return reply.code(204).send();
+  });
+
+  // Ends a person's sessions at the identity provider (an admin's "sign out everywhere", a
+  // disabled account): their refresh tokens stop working; access tokens run out on their own.
+  app.post('/idp/revoke', async (req, reply) => {
+    const login = (req.body as { login?: unknown } | undefined)?.login;
+    if (!deps.idpStore) return reply.code(404).send({ error: 'the identity provider is off' });
+    if (typeof login !== 'string' || login === '') return reply.code(400).send({ error: 'login (string) required' });
+    return { login, grantsRevoked: deps.idpStore.revokeAccount(login) };
+  });
+
+  app.get('/idp', async (_req, reply) => deps.idpRuntime ?? reply.code(404).send({ error: 'the identity provider is off' }));
+  app.put('/idp', async (req, reply) => {
+    const r = deps.idpRuntime;
+    if (!r) return reply.code(404).send({ error: 'the identity provider is off' });
+    const b = (req.body ?? {}) as Partial<Record<keyof IdpRuntime, unknown>>;
+    const seconds = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= 3600;
+    if (b.deviceInterval !== undefined && !seconds(b.deviceInterval)) return reply.code(400).send({ error: 'deviceInterval: seconds 0..3600' });
+    if (b.deviceMinInterval !== undefined && !seconds(b.deviceMinInterval)) return reply.code(400).send({ error: 'deviceMinInterval: seconds 0..3600' });
+    if (b.idTokenFault !== undefined && b.idTokenFault !== null && b.idTokenFault !== 'nonce' && b.idTokenFault !== 'foreignKey') return reply.code(400).send({ error: 'idTokenFault: "nonce", "foreignKey" or null' });
+    if (b.deviceInterval !== undefined) r.deviceInterval = b.deviceInterval as number;
+    if (b.deviceMinInterval !== undefined) r.deviceMinInterval = b.deviceMinInterval as number;
+    if (b.idTokenFault !== undefined) r.idTokenFault = (b.idTokenFault ?? undefined) as IdpRuntime['idTokenFault'];
+    return r;
   });
 
   app.get('/compat', async () => ({ mode: settings.compat, ingressPollSeconds: settings.ingressPollSeconds }));

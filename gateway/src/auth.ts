@@ -32,6 +32,8 @@ export class TokenService {
   /** Token ids issued by this run and not yet expired early; `expireIssued()` moves them to `expiredEarly`. */
   private readonly issued = new Set<string>();
   private readonly expiredEarly = new Set<string>();
+  /** Other issuers whose tokens the API accepts (the built-in identity provider): kid -> key and issuer. */
+  private readonly trusted = new Map<string, { key: Key; issuer: string }>();
 
   private constructor(
     private readonly jose: Jose,
@@ -80,6 +82,17 @@ export class TokenService {
   }
 
   /**
+   * Accepts tokens of another issuer signed with `publicJwk` (its `kid` names it), with the same
+   * checks and error answers as this service's own tokens.
+   */
+  async trust(issuer: string, publicJwk: JoseModule.JWK): Promise<void> {
+    if (!publicJwk.kid) throw new Error('a trusted key needs a kid');
+    const key = await this.jose.importJWK(publicJwk, 'RS256');
+    if (key instanceof Uint8Array) throw new Error(`${issuer}: not an RSA key`);
+    this.trusted.set(publicJwk.kid, { key, issuer });
+  }
+
+  /**
    * Checks a bearer token and returns its username, or throws the ApiError the v2 server answers with.
    * The failing token is echoed in an `auth-token` header, as the real server does.
    */
@@ -122,10 +135,11 @@ export class TokenService {
     } catch {
       throw fail('Access token is invalid.');
     }
-    if (kid !== undefined && kid !== this.kid) throw fail("Token's public key not found.");
+    const other = kid !== undefined && kid !== this.kid ? this.trusted.get(kid) : undefined;
+    if (kid !== undefined && kid !== this.kid && !other) throw fail("Token's public key not found.");
     try {
       // A token from another issuer, or one that never expires, is not one of ours: both are refused.
-      const { payload } = await this.jose.jwtVerify(token, this.publicKey, { algorithms: ['RS256'], issuer: this.issuer, requiredClaims: ['exp', 'iss'] });
+      const { payload } = await this.jose.jwtVerify(token, other?.key ?? this.publicKey, { algorithms: ['RS256'], issuer: other?.issuer ?? this.issuer, requiredClaims: ['exp', 'iss'] });
       const username = typeof payload.preferred_username === 'string' ? payload.preferred_username : '';
       return { username, exp: payload.exp ?? 0, jti: typeof payload.jti === 'string' ? payload.jti : undefined };
     } catch (e) {

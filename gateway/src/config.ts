@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { FaultConfig } from './faults';
 import type { FileSystemConfig } from './v2/context';
 import type { CompatMode } from './compat';
+import type { IdpUserConfig } from './idp/accounts';
 
 export interface SystemConfig {
   name: string;
@@ -54,6 +55,20 @@ export interface GatewayConfig {
     reservations: { name: string; startTime: number; endTime: number; users: string[]; flags: string[] }[];
   };
   faults: FaultConfig;
+  /** The built-in OpenID Connect identity provider under `/idp`. */
+  idp: IdpConfig;
+}
+
+export interface IdpConfig {
+  enabled: boolean;
+  /** The public client the extension signs in with (auth code + PKCE, device grant). */
+  publicClientId: string;
+  /** People who can sign in; passwords (and TOTP secrets) are generated once when not given. */
+  users: IdpUserConfig[];
+  /** Ask for a TOTP code after the password. */
+  mfa: boolean;
+  /** The device grant's polling interval: advertised, and required between polls (`slow_down`). */
+  devicePollSeconds: number;
 }
 
 const HOUR = 3600;
@@ -90,6 +105,7 @@ export function defaultConfig(now = Math.floor(Date.now() / 1000)): GatewayConfi
       ],
     },
     faults: {},
+    idp: { enabled: true, publicClientId: 'firecrest-vscode', users: [{ login: 'alice' }, { login: 'bob' }], mfa: false, devicePollSeconds: 5 },
   };
 }
 
@@ -105,6 +121,7 @@ export function loadConfig(file?: string): GatewayConfig {
   if (!isObject(raw)) throw new Error(`${file}: the configuration must be a JSON object`);
   const merged = { ...base, ...raw };
   merged.local = { ...base.local, ...(isObject(raw.local) ? raw.local : {}) };
+  merged.idp = { ...base.idp, ...(isObject(raw.idp) ? raw.idp : {}) };
   if (!Array.isArray(merged.systems) || merged.systems.length === 0) throw new Error(`${file}: "systems" must be a non-empty array`);
   if (!Array.isArray(merged.clients) || merged.clients.length === 0) throw new Error(`${file}: "clients" must be a non-empty array`);
   for (const s of merged.systems) s.name = s.name.toLowerCase();

@@ -20,6 +20,11 @@ import type { Scheduler } from './scheduler/types';
 import { buildServer } from './server';
 import { ensureUserDirs, isRoot, setupUsers, type UserTable } from './setup';
 import type { UnixUser } from './users';
+import { Accounts } from './idp/accounts';
+import { IdpStore } from './idp/adapter';
+import { createProvider, loadIdpKeys } from './idp/provider';
+import type { IdpHolder } from './idp/routes';
+import { TokenHooks, type IdpRuntime } from './idp/token-hooks';
 import type { FileSystemConfig, GatewaySettings, SystemRuntime } from './v2/context';
 
 interface Args {
@@ -30,9 +35,11 @@ interface Args {
   config?: string;
   verbose: boolean;
   compat?: CompatMode;
+  mfa?: boolean;
+  idp?: boolean;
 }
 
-const USAGE = 'usage: gateway [--host 127.0.0.1] [--port 0] [--scheduler auto|slurm|local] [--state-dir DIR] [--config FILE] [--compat none|upstream] [--verbose]';
+const USAGE = 'usage: gateway [--host 127.0.0.1] [--port 0] [--scheduler auto|slurm|local] [--state-dir DIR] [--config FILE] [--compat none|upstream] [--mfa] [--no-idp] [--verbose]';
 
 function parseArgs(argv: string[]): Args {
   const args: Args = { host: '127.0.0.1', port: 0, scheduler: 'auto', stateDir: resolve('.state/gateway'), verbose: false };
@@ -52,6 +59,8 @@ function parseArgs(argv: string[]): Args {
     } else if (a === '--state-dir') args.stateDir = resolve(value());
     else if (a === '--config') args.config = resolve(value());
     else if (a === '--verbose') args.verbose = true;
+    else if (a === '--mfa') args.mfa = true;
+    else if (a === '--no-idp') args.idp = false;
     else if (a === '--compat') {
       const c = value();
       if (c !== 'none' && c !== 'upstream') throw new Error(`--compat must be none or upstream\n${USAGE}`);
@@ -132,17 +141,31 @@ async function main(): Promise<void> {
   };
   const health = new HealthChecker(systems, probeUser, config.healthIntervalSeconds);
   const adminToken = randomBytes(24).toString('base64url');
+  const runtime = { tokenLifetimeSeconds: config.tokenLifetimeSeconds };
+  const tokens = await TokenService.load(args.stateDir, 'firecrest-gateway');
+  const idpOn = args.idp ?? config.idp.enabled;
+  const mfa = args.mfa ?? config.idp.mfa;
+  // Not root: every login acts as the current unix user, as every client does.
+  const unixName = (name: string): string => (users.isolated ? name : probeUser.name);
+  const idp: (IdpHolder & { store: IdpStore; runtime: IdpRuntime }) | undefined = idpOn
+    ? {
+      accounts: Accounts.load(args.stateDir, config.idp.users, mfa, unixName),
+      store: new IdpStore(),
+      runtime: { deviceInterval: config.idp.devicePollSeconds, deviceMinInterval: config.idp.devicePollSeconds, idTokenFault: undefined },
+    }
+    : undefined;
   const app = await buildServer({
     v2: { settings, systems },
     health,
     users,
-    tokens: await TokenService.load(args.stateDir, 'firecrest-gateway'),
+    tokens,
     faults: new Faults(config.faults),
     stats: new Stats(),
     outage,
     adminToken,
-    runtime: { tokenLifetimeSeconds: config.tokenLifetimeSeconds },
+    runtime,
     verbose: args.verbose,
+    idp,
   });
   await app.listen({ host: args.host, port: args.port });
   const address = app.server.address();
@@ -150,6 +173,21 @@ async function main(): Promise<void> {
   const host = args.host.includes(':') ? `[${args.host}]` : args.host;
   const origin = `http://${host}:${port}`;
   settings.origin = origin;
+  if (idp) {
+    const keys = await loadIdpKeys(args.stateDir);
+    const issuer = `${origin}/idp`;
+    idp.provider = await createProvider({
+      issuer,
+      resource: `${origin}/`,
+      publicClientId: config.idp.publicClientId,
+      keys,
+      accounts: idp.accounts,
+      store: idp.store,
+      accessTokenLifetime: () => runtime.tokenLifetimeSeconds,
+    });
+    idp.hooks = new TokenHooks(idp.runtime, keys);
+    await tokens.trust(issuer, keys.publicJwk);
+  }
   health.start();
 
   let stopping = false;
@@ -181,6 +219,12 @@ async function main(): Promise<void> {
     admin: `${origin}/_admin`,
     adminToken,
     clients: users.clients,
+    ...(idp ? {
+      issuer: `${origin}/idp`,
+      publicClientId: config.idp.publicClientId,
+      mfa: idp.accounts.mfa,
+      idpUsers: idp.accounts.list().map((a) => ({ login: a.login, password: a.password, user: a.user, ...(idp.accounts.mfa ? { totpSecret: a.totpSecret } : {}) })),
+    } : {}),
   })}\n`);
 }
 

@@ -25,6 +25,9 @@ import { requireHealthyScheduler } from './v2/availability';
 import { statusRoutes } from './v2/status';
 import { transferRoutes } from './v2/transfer';
 import { registerV1 } from './v1/index';
+import type { IdpStore } from './idp/adapter';
+import { idpRoutes, type IdpHolder } from './idp/routes';
+import type { IdpRuntime } from './idp/token-hooks';
 import { PassThrough, Readable } from 'node:stream';
 
 export interface ServerDeps {
@@ -41,6 +44,8 @@ export interface ServerDeps {
   runtime: { tokenLifetimeSeconds: number };
   /** Log one line per request on stderr (never headers or bodies). */
   verbose: boolean;
+  /** The identity provider under /idp, when it is on. */
+  idp?: IdpHolder & { store: IdpStore; runtime: IdpRuntime };
 }
 
 /** Headers of a request must have arrived within this long after its first byte. */
@@ -166,7 +171,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     const isApi = FAULTY.test(req.url);
     // Token requests go to the identity provider in a real deployment: counted apart from API calls.
     if (isApi) deps.stats.countRequest(req.method, req.routeOptions.url, byIds(req));
-    else if (req.url.startsWith('/auth/')) deps.stats.countTokenRequest();
+    else if (req.url.startsWith('/auth/') || req.url.startsWith('/idp/token')) deps.stats.countTokenRequest();
     if (deps.verbose) (req as { f7tStart?: number }).f7tStart = performance.now();
     if (isApi && deps.faults.active) return applyFaults(deps.faults, req, reply);
     return undefined;
@@ -188,7 +193,9 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.setNotFoundHandler((_req, reply) => reply.code(404).send(v2ErrorBody('Not Found')));
 
   await app.register(async (i) => tokenRoute(i, { tokens: deps.tokens, clients: deps.users.clients, lifetimeSeconds: () => deps.runtime.tokenLifetimeSeconds }));
-  await app.register(async (i) => adminRoutes(i, deps), { prefix: '/_admin' });
+  await app.register(async (i) => adminRoutes(i, { ...deps, idpStore: deps.idp?.store, idpRuntime: deps.idp?.runtime }), { prefix: '/_admin' });
+  const idp = deps.idp;
+  if (idp) await app.register(async (i) => idpRoutes(i, idp), { prefix: '/idp' });
   await app.register(v2Api(deps, index), { prefix: '/v2' });
   // API v1 under /v1 (own token answers and error bodies) and the staging store under /s3.
   await registerV1(app, deps);

@@ -7,6 +7,7 @@ import type { ClientEvents } from './events';
 import type { Logger } from './logger';
 import type { ApiVersion, ConnectionProfile } from './model';
 import type { FileTransfers } from './transfer/fileTransfers';
+import type { OidcSession } from './auth/oidcTokenSource';
 
 export interface ClientOptions {
   profile: ConnectionProfile;
@@ -14,6 +15,8 @@ export interface ClientOptions {
   clientSecret?: string;
   /** A static bearer token (profiles with neither token URL nor token command). */
   staticToken?: string;
+  /** The signed-in person's session (profiles with `auth: "oidc"`). */
+  oidcSession?: OidcSession;
   logger?: Logger;
   /** Default per-request timeout in ms (default 30 000). */
   requestTimeoutMs?: number;

@@ -40,6 +40,22 @@ export class PermissionDeniedError extends FirecrestError {}
 /** The token was refused, or none could be obtained (401, token endpoint failure). */
 export class UnauthorizedError extends FirecrestError {}
 
+/**
+ * A person's sign-in at the identity provider is over (refresh token refused: session ended,
+ * revoked, or expired): nothing works until they sign in again in the browser.
+ */
+export class SignInRequiredError extends UnauthorizedError {}
+
+/** What a sign-in checks, and which check failed. */
+export type SignInCheck = 'state' | 'nonce' | 'signature' | 'issuer' | 'pkce' | 'response';
+
+/** The identity provider's answer failed a check (state, nonce, ID token signature, issuer): nothing of it is used. */
+export class SignInCheckError extends UnauthorizedError {
+  constructor(message: string, readonly check: SignInCheck, details: FirecrestErrorDetails = {}) {
+    super(message, details);
+  }
+}
+
 /** 429 and the retry budget is spent. */
 export class RateLimitedError extends FirecrestError {
   /** Seconds the server asked to wait, when it said. */

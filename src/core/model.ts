@@ -23,6 +23,15 @@ export interface ConnectionProfile {
   clientAuthMethod?: 'client_secret_post' | 'client_secret_basic';
   /** A command printing a bearer token on stdout; re-run whenever the token nears expiry. */
   tokenCommand?: string;
+  /**
+   * `oidc`: a person signs in through the site's identity provider (`issuer`, public `clientId`,
+   * `scopes`). Absent: client credentials (`tokenUrl`) or `tokenCommand`, as configured.
+   */
+  auth?: 'oidc';
+  /** OpenID Connect issuer URL (discovery at `/.well-known/openid-configuration`). */
+  issuer?: string;
+  /** OpenID Connect scopes; default `openid profile offline_access`. */
+  scopes?: string;
   defaultSystem?: string;
   defaultAccount?: string;
   /** Extra CA bundle (PEM file path) for sites with their own CA. */

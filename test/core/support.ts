@@ -62,6 +62,8 @@ export const gateway = {
   getSettings: () => admin('GET', '/settings') as Promise<Record<string, number>>,
   stats: () => admin('GET', '/stats') as Promise<{ requests: number; connections: number; byRoute: Record<string, number> }>,
   resetStats: () => admin('POST', '/stats/reset'),
+  idp: (s: Record<string, unknown>) => admin('PUT', '/idp', s),
+  revokeIdpSessions: (login: string) => admin('POST', '/idp/revoke', { login }) as Promise<{ grantsRevoked: number }>,
 };
 
 export const enc = (s: string) => new TextEncoder().encode(s);

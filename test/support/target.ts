@@ -18,6 +18,11 @@ export interface GatewayInfo {
   admin?: string;
   adminToken?: string;
   clients?: { clientId: string; clientSecret: string; user: string }[];
+  /** The built-in identity provider (on unless the gateway ran with --no-idp). */
+  issuer?: string;
+  publicClientId?: string;
+  mfa?: boolean;
+  idpUsers?: { login: string; password: string; user: string; totpSecret?: string }[];
 }
 
 export interface Target {

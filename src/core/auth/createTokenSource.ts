@@ -3,6 +3,8 @@ import type { ClientEvents, ClientOptions } from '../client';
 import { UnauthorizedError } from '../errors';
 import type { Transport } from '../http/transport';
 import { clientCredentialsFetcher } from './clientCredentials';
+import { OidcClient } from './oidc';
+import { OidcTokenSource } from './oidcTokenSource';
 import { tokenCommandFetcher } from './tokenCommand';
 import { CachedTokenSource, StaticTokenSource, type TokenSource } from './tokenSource';
 
@@ -11,6 +13,19 @@ export function createTokenSource(options: ClientOptions, transport: Transport, 
   const p = options.profile;
   const timeoutMs = options.requestTimeoutMs ?? 30_000;
   const onToken = (e: { expiresInSeconds?: number }) => events.onToken?.(e);
+  if (p.auth === 'oidc') {
+    if (!p.issuer || !p.clientId) throw new UnauthorizedError(`Profile '${p.name}' signs in through OpenID Connect but has no issuer or client id`);
+    const session = options.oidcSession;
+    if (!session) throw new UnauthorizedError(`Not signed in to '${p.name}': sign in through the browser first`);
+    let discovered: Promise<OidcClient> | undefined;
+    const settings = { issuer: p.issuer, clientId: p.clientId, scopes: p.scopes, logger: options.logger, timeoutMs, caFile: p.caFile, insecureSkipTlsVerify: p.insecureSkipTlsVerify, userAgent: options.userAgent };
+    const client = (): Promise<OidcClient> => {
+      // A failed discovery (identity provider down) is tried again by the next refresh.
+      discovered ??= OidcClient.discover(settings).catch((e: unknown) => { discovered = undefined; throw e; });
+      return discovered;
+    };
+    return new OidcTokenSource(client, session, options.logger);
+  }
   if (p.tokenCommand) return new CachedTokenSource(tokenCommandFetcher(p.tokenCommand, timeoutMs, onToken));
   if (p.tokenUrl) {
     if (!p.clientId) throw new UnauthorizedError(`Profile '${p.name}' has a token URL but no client id`);

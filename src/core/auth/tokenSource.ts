@@ -36,7 +36,8 @@ export function expiryOf(token: string, expiresInSeconds: number | undefined, no
   return known.length ? Math.min(...known) : undefined;
 }
 
-function raceSignal<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+/** `p`, or CancelledError as soon as `signal` aborts (the work behind `p` goes on for other callers). */
+export function raceSignal<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return p;
   if (signal.aborted) return Promise.reject(new CancelledError());
   return new Promise<T>((resolve, reject) => {

@@ -22,7 +22,9 @@ const RULES: [RegExp, string | ((m: string, ...groups: string[]) => string)][] =
   // `Authorization: Bearer abc`, `Bearer abc`, `Basic Zm9v...`
   [/\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]+=*/gi, '$1 [REDACTED]'],
   // key=value, key: value, "key": "value" for keys that name a secret
-  [/\b(client_secret|access_token|refresh_token|id_token|password|secret|token|auth-token)(["']?\s*[=:]\s*["']?)([^&\s"',}]+)/gi, keyValue],
+  [/\b(client_secret|access_token|refresh_token|id_token|password|secret|token|auth-token|code_verifier|device_code|user_code)(["']?\s*[=:]\s*["']?)([^&\s"',}]+)/gi, keyValue],
+  // an authorization code in a callback URL or a form (`code=…`); "exit code: 2" stays
+  [/([?&\s]|^)code=[^&\s"',}]+/g, '$1code=[REDACTED]'],
   // three base64url segments starting with a JSON header: a JWT
   [/\beyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '[REDACTED-JWT]'],
 ];

@@ -1,0 +1,108 @@
+/**
+ * The token source of a person signed in through OpenID Connect: the access token lives in memory
+ * only, the refresh token in the caller's secret store. A token that has used three quarters of
+ * its usable life is renewed in the background while requests go on with it; only a token too
+ * close to FirecREST's minimum remaining lifetime makes a request wait.
+ */
+import { SignInRequiredError } from '../errors';
+import type { Logger } from '../logger';
+import { silentLogger } from '../logger';
+import type { OidcClient, OidcTokens } from './oidc';
+import { MIN_TOKEN_VALIDITY_MS, raceSignal, type TokenSource } from './tokenSource';
+
+export interface OidcSession {
+  /** The refresh token as last stored. */
+  refreshToken: string;
+  /** Called with each rotated refresh token: it must replace the stored one. */
+  onRefreshToken(token: string): void | Promise<void>;
+  /** Called once when the identity provider refuses the refresh token (sign-in required). */
+  onSignInRequired?(error: SignInRequiredError): void;
+  /** The access token of the sign-in that just happened, if any (saves one refresh). */
+  initial?: OidcTokens;
+}
+
+/** Share of a token's usable life after which it is renewed in the background. */
+export const REFRESH_AHEAD_SHARE = 0.75;
+
+interface Current {
+  token: string;
+  /** Epoch ms; undefined = unknown, refreshed for every request. */
+  expiresAt?: number;
+  obtainedAt: number;
+}
+
+export class OidcTokenSource implements TokenSource {
+  readonly canRefresh = true;
+  private current?: Current;
+  private inFlight?: Promise<Current>;
+  private refreshToken: string;
+  private ended?: SignInRequiredError;
+
+  constructor(
+    private readonly client: () => Promise<OidcClient>,
+    private readonly session: OidcSession,
+    private readonly log: Logger = silentLogger,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.refreshToken = session.refreshToken;
+    const i = session.initial;
+    if (i) this.current = { token: i.accessToken, expiresAt: i.expiresAt, obtainedAt: this.now() };
+  }
+
+  async token(opts: { rejected?: string; signal?: AbortSignal } = {}): Promise<string> {
+    if (this.ended) throw this.ended;
+    const c = this.current;
+    if (c && this.usable(c) && c.token !== opts.rejected) {
+      if (this.dueForRenewal(c)) this.renewInBackground();
+      return c.token;
+    }
+    return (await raceSignal(this.refresh(), opts.signal)).token;
+  }
+
+  private usable(c: Current): boolean {
+    return c.expiresAt !== undefined && this.now() < c.expiresAt - MIN_TOKEN_VALIDITY_MS;
+  }
+
+  private dueForRenewal(c: Current): boolean {
+    if (c.expiresAt === undefined) return false;
+    const usableMs = c.expiresAt - MIN_TOKEN_VALIDITY_MS - c.obtainedAt;
+    return this.now() >= c.obtainedAt + usableMs * REFRESH_AHEAD_SHARE;
+  }
+
+  private renewInBackground(): void {
+    if (this.inFlight) return;
+    this.refresh().catch((e: unknown) => {
+      // The current token still works: a failed early renewal is retried by the next request.
+      if (!(e instanceof SignInRequiredError)) this.log.warn(`Sign-in: early renewal failed, retried on the next request: ${e instanceof Error ? e.message : String(e)}`);
+    });
+  }
+
+  private refresh(): Promise<Current> {
+    if (!this.inFlight) {
+      this.inFlight = (async () => {
+        const client = await this.client();
+        let t: OidcTokens;
+        try {
+          t = await client.refresh(this.refreshToken);
+        } catch (e) {
+          if (e instanceof SignInRequiredError) {
+            this.ended = e;
+            this.current = undefined;
+            this.session.onSignInRequired?.(e);
+          }
+          throw e;
+        }
+        if (t.refreshToken && t.refreshToken !== this.refreshToken) {
+          this.refreshToken = t.refreshToken;
+          await this.session.onRefreshToken(t.refreshToken);
+        }
+        const next: Current = { token: t.accessToken, expiresAt: t.expiresAt, obtainedAt: this.now() };
+        this.current = next;
+        return next;
+      })().finally(() => {
+        this.inFlight = undefined;
+      });
+    }
+    return this.inFlight;
+  }
+}
