@@ -29,6 +29,8 @@ const LAZY = {
   'src/webviews/transfers/transfersPanel.ts': 'transfers',
   // Search on Cluster's job script, output parser and poll loop. First used by a search.
   'src/core/search/clusterSearch.ts': 'search',
+  // OpenID Connect sign-in (openid-client, jose): first used by a browser sign-in or an OIDC profile's token refresh.
+  'src/core/auth/oidc.ts': 'oidc',
 };
 /** Module or package -> bundle, for what several bundles import. */
 const SHARED = {
@@ -42,6 +44,8 @@ const SHARED = {
   'src/core/shellQuote.ts': 'shared',
   // The client writes `--dependency` into scripts; the Jobs view reads the job ids back out.
   'src/core/jobScript.ts': 'shared',
+  // The client's token sources and the OIDC sign-in both read a JWT's expiry.
+  'src/core/auth/jwt.ts': 'shared',
   'src/common/lifecycle.ts': 'shared',
   'src/webviews/accounting/descriptor.ts': 'shared',
   'src/core/transfer/transferDeps.ts': 'shared',
@@ -52,6 +56,8 @@ const SHARED = {
   'src/webviews/html.ts': 'webviews',
   // Loaded with the first lazy part that validates with it (the client or a panel host).
   zod: 'zod',
+  // HTTP: the client's pools, and the OIDC sign-in's fetch.
+  undici: 'undici',
 };
 /** Bundles loaded at activation; the others load on first use and activation may not require them. */
 const EAGER = new Set(['extension', 'shared']);

@@ -4,6 +4,7 @@
  * or command needs a client, or by the deferred first connect after activation.
  */
 import * as vscode from 'vscode';
+import { registerAccountsProvider } from './commands/connection/accountsProvider';
 import { registerConnectionCommands } from './commands/connection/index';
 import { registerJobCommands } from './commands/jobs/index';
 import { registerSystemsCommands } from './commands/systems/index';
@@ -49,6 +50,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   const statusBar = new ConnectionStatusBar(connections, 'firecrest.showLog');
   context.subscriptions.push(statusBar, new ConnectionContextKeys(connections));
   context.subscriptions.push(registerConnectionCommands(connections, log.withTag('commands')));
+  const accounts = registerAccountsProvider(connections, log.withTag('accounts'));
+  context.subscriptions.push(accounts);
 
   const services: ExtensionServices = { context, log, connections, dependencies: new JobDependencies() };
   // Features: each registers itself with the shared services, one line each.
@@ -86,6 +89,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
     logUri: context.logUri,
     globalStorageUri: context.globalStorageUri,
     fileSystem: remoteFiles.provider,
+    accounts: accounts.provider,
   };
 }
 

@@ -91,9 +91,9 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promis
     if (b.deviceInterval !== undefined && !seconds(b.deviceInterval)) return reply.code(400).send({ error: 'deviceInterval: seconds 0..3600' });
     if (b.deviceMinInterval !== undefined && !seconds(b.deviceMinInterval)) return reply.code(400).send({ error: 'deviceMinInterval: seconds 0..3600' });
     if (b.idTokenFault !== undefined && b.idTokenFault !== null && b.idTokenFault !== 'nonce' && b.idTokenFault !== 'foreignKey') return reply.code(400).send({ error: 'idTokenFault: "nonce", "foreignKey" or null' });
-    if (b.deviceInterval !== undefined) r.deviceInterval = b.deviceInterval as number;
-    if (b.deviceMinInterval !== undefined) r.deviceMinInterval = b.deviceMinInterval as number;
-    if (b.idTokenFault !== undefined) r.idTokenFault = (b.idTokenFault ?? undefined) as IdpRuntime['idTokenFault'];
+    if (b.deviceInterval !== undefined) r.deviceInterval = b.deviceInterval;
+    if (b.deviceMinInterval !== undefined) r.deviceMinInterval = b.deviceMinInterval;
+    if (b.idTokenFault !== undefined) r.idTokenFault = (b.idTokenFault ?? undefined);
     return r;
   });
 

@@ -25,4 +25,10 @@ export interface FirecrestExtensionApi {
    * which `workspace.fs.writeFile` does not expose (it always creates, overwrites and makes parents).
    */
   readonly fileSystem?: vscode.FileSystemProvider;
+  /**
+   * The `firecrest` authentication provider (the Accounts menu's sessions). Host tests read its
+   * sessions directly: `vscode.authentication.getSession` asks the user before an extension may
+   * read a session, even its own provider's.
+   */
+  readonly accounts?: Pick<vscode.AuthenticationProvider, 'getSessions' | 'removeSession'>;
 }

@@ -10,7 +10,8 @@ import { NotSupportedError, UnauthorizedError } from '../core/errors';
 import type { ConnectionProfile, System } from '../core/model';
 import { Disposable } from './lifecycle';
 import type { SecretRegistry } from './log';
-import { deleteProfile, needsSecret, PROFILES_SETTING, readProfiles, saveProfile, secretKey } from './profiles';
+import type { OidcIdentity, OidcTokens } from '../core/auth/oidc';
+import { deleteProfile, identityKey, isOidc, needsSecret, PROFILES_SETTING, readProfiles, saveProfile, secretKey } from './profiles';
 import type { ConnectionInfo, ConnectionService, ConnectionState, Log } from './services';
 
 /** Next to the secret (same prefix, so other windows hear of it): the profile was signed out. */
@@ -44,6 +45,9 @@ export class Connections extends Disposable implements ConnectionService {
   readonly onDidChange = this._onDidChange.event;
   private readonly _onDidRecover = this._register(new vscode.EventEmitter<string>());
   readonly onDidRecover = this._onDidRecover.event;
+  /** A person's sign-in ended at the identity provider (refresh refused): once per ending. */
+  private readonly _onDidEndSession = this._register(new vscode.EventEmitter<{ name: string; message: string }>());
+  readonly onDidEndSession = this._onDidEndSession.event;
   private entries = new Map<string, Entry>();
   /** Profiles whose server is being probed; aborted on dispose. */
   private readonly probing = new Set<string>();
@@ -151,9 +155,9 @@ export class Connections extends Disposable implements ConnectionService {
   }
 
   /** Gets a token and lists systems with a throw-away client; throws a user-readable error otherwise. */
-  async validate(profile: ConnectionProfile, secret: string | undefined): Promise<Validation> {
+  async validate(profile: ConnectionProfile, secret: string | undefined, signedIn?: OidcTokens): Promise<Validation> {
     this.secretRegistry.add(secret);
-    const client = await this.createClient(this.options(profile, secret), this.events(profile.name));
+    const client = await this.createClient(this.options(profile, secret, signedIn), this.events(profile.name));
     try {
       const systems = await client.systems();
       const serverVersion = await client.serverVersion().catch(() => undefined);
@@ -164,9 +168,11 @@ export class Connections extends Disposable implements ConnectionService {
   }
 
   /** Validates, then stores the secret and the profile. Nothing is stored when validation fails. */
-  async add(profile: ConnectionProfile, secret: string | undefined): Promise<Validation> {
-    const result = await this.validate(profile, secret);
-    await this.store(profile, secret);
+  async add(profile: ConnectionProfile, secret: string | undefined, signedIn?: OidcTokens): Promise<Validation> {
+    this.secretRegistry.add(signedIn?.refreshToken);
+    const result = await this.validate(profile, secret, signedIn);
+    await this.storeIdentity(profile.name, signedIn?.identity);
+    await this.store(profile, signedIn?.refreshToken ?? secret);
     this.log.info(`Connection "${profile.name}" saved (${result.systems.length} system(s)).`);
     return result;
   }
@@ -186,11 +192,14 @@ export class Connections extends Disposable implements ConnectionService {
   }
 
   /** Validates, then stores the secret (`undefined`: the one kept) and clears the signed-out mark. */
-  async signIn(name: string, given?: string): Promise<Validation> {
+  async signIn(name: string, given?: string, signedIn?: OidcTokens): Promise<Validation> {
     const profile = this.entry(name).profile;
-    const secret = given ?? (needsSecret(profile) ? await this.secrets.get(secretKey(name)) : undefined);
-    if (needsSecret(profile) && secret === undefined) throw new UnauthorizedError(`No credentials are kept for "${name}": sign in with its client secret.`);
-    const result = await this.validate(profile, secret);
+    const secret = signedIn?.refreshToken ?? given ?? (needsSecret(profile) ? await this.secrets.get(secretKey(name)) : undefined);
+    if (needsSecret(profile) && secret === undefined) {
+      throw new UnauthorizedError(isOidc(profile) ? `Not signed in to "${name}": sign in through the browser.` : `No credentials are kept for "${name}": sign in with its client secret.`);
+    }
+    const result = await this.validate(profile, secret, signedIn);
+    if (signedIn) await this.storeIdentity(name, signedIn.identity);
     if (secret !== undefined) await this.secrets.store(secretKey(name), secret);
     await this.secrets.delete(signedOutKey(name));
     await this.reload();
@@ -205,6 +214,10 @@ export class Connections extends Disposable implements ConnectionService {
    */
   async signOut(name: string): Promise<void> {
     const entry = this.entry(name);
+    if (isOidc(entry.profile)) {
+      await this.endOidcSession(entry);
+      return;
+    }
     await this.secrets.store(signedOutKey(name), '1');
     this.release(entry);
     await this.reload();
@@ -222,8 +235,64 @@ export class Connections extends Disposable implements ConnectionService {
     this.log.info(`Credentials of "${name}" removed; signed out.`);
   }
 
+  /** Who signed in to an OIDC profile, as the ID token said. */
+  async identity(name: string): Promise<OidcIdentity | undefined> {
+    const raw = await this.secrets.get(identityKey(name));
+    try {
+      return raw ? (JSON.parse(raw) as OidcIdentity) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async storeIdentity(name: string, identity: OidcIdentity | undefined): Promise<void> {
+    if (identity) await this.secrets.store(identityKey(name), JSON.stringify(identity));
+  }
+
+  /**
+   * A person signs out of an OIDC profile: the refresh token is revoked at the identity provider
+   * (when it offers revocation) and forgotten, in every window. Signing in again opens the browser.
+   */
+  private async endOidcSession(entry: Entry): Promise<void> {
+    const name = entry.profile.name;
+    const refreshToken = await this.secrets.get(secretKey(name));
+    await this.secrets.delete(secretKey(name));
+    await this.secrets.delete(identityKey(name));
+    await this.secrets.delete(signedOutKey(name));
+    this.release(entry);
+    await this.reload();
+    this.log.info(`Signed out of "${name}".`);
+    const p = entry.profile;
+    if (refreshToken && p.issuer && p.clientId) {
+      try {
+        const { OidcClient } = await import('../core/auth/oidc.js');
+        const oidc = await OidcClient.discover({ issuer: p.issuer, clientId: p.clientId, logger: this.log.withTag(`client:${name}`), caFile: p.caFile, insecureSkipTlsVerify: p.insecureSkipTlsVerify, timeoutMs: 10_000 });
+        try {
+          await oidc.revoke(refreshToken);
+        } finally {
+          await oidc.close();
+        }
+      } catch (e) {
+        this.log.warn(`Signed out of "${name}" here; the identity provider could not be told: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  }
+
+  /** The identity provider refused the refresh token: the profile is signed out, and that is said once. */
+  private async sessionEnded(name: string, message: string): Promise<void> {
+    const entry = this.entries.get(name);
+    if (!entry?.hasSecret) return;
+    this.log.warn(`The sign-in to "${name}" has ended: ${message}`);
+    await this.secrets.delete(secretKey(name));
+    await this.secrets.delete(identityKey(name));
+    this.release(entry);
+    await this.reload();
+    this._onDidEndSession.fire({ name, message });
+  }
+
   async remove(name: string): Promise<void> {
     const entry = this.entry(name);
+    await this.secrets.delete(identityKey(name));
     await this.secrets.delete(secretKey(name));
     await this.secrets.delete(signedOutKey(name));
     this.release(entry);
@@ -299,7 +368,29 @@ export class Connections extends Disposable implements ConnectionService {
     this._onDidChange.fire();
   }
 
-  private options(profile: ConnectionProfile, secret: string | undefined): ClientOptions {
+  private options(profile: ConnectionProfile, secret: string | undefined, signedIn?: OidcTokens): ClientOptions {
+    if (isOidc(profile)) {
+      const name = profile.name;
+      // A throw-away client (validation) keeps its rotated token to itself; the profile's client
+      // reads the stored one before each refresh, since another window may have rotated it.
+      let own = secret;
+      const stored = this.entries.get(name)?.profile === profile && secret !== undefined && !signedIn;
+      return {
+        profile,
+        oidcSession: {
+          refreshToken: async () => (stored ? await this.secrets.get(secretKey(name)) : own),
+          onRefreshToken: async (t) => {
+            this.secretRegistry.add(t);
+            own = t;
+            if (stored) await this.secrets.store(secretKey(name), t);
+          },
+          onSignInRequired: (e) => { if (stored) void this.sessionEnded(name, e.message); },
+          initial: signedIn,
+        },
+        logger: this.log.withTag(`client:${name}`),
+        userAgent: `firecrest-vscode/${vscode.version}`,
+      };
+    }
     const viaToken = !profile.tokenUrl && !profile.tokenCommand;
     return {
       profile,

@@ -14,6 +14,16 @@ export function secretKey(profileName: string): string {
   return `firecrest.secret.${profileName}`;
 }
 
+/** True for a profile a person signs in to through the identity provider (its secret is the refresh token). */
+export function isOidc(profile: ConnectionProfile): boolean {
+  return profile.auth === 'oidc';
+}
+
+/** The SecretStorage key of who signed in to an OIDC profile (not secret; kept beside the token). */
+export function identityKey(profileName: string): string {
+  return `${secretKey(profileName)}.identity`;
+}
+
 /** Whether signing in to this profile needs a secret from the user (token-command profiles do not). */
 export function needsSecret(profile: ConnectionProfile): boolean {
   return !profile.tokenCommand;
@@ -56,12 +66,16 @@ export function normalizeProfile(item: unknown): ConnectionProfile | string {
     url: url.replace(/\/+$/, ''),
     apiVersion: api && API_VERSIONS.includes(api) ? api : 'auto',
   };
-  const optional = ['tokenUrl', 'clientId', 'tokenCommand', 'defaultSystem', 'defaultAccount', 'caFile'] as const;
+  const optional = ['tokenUrl', 'clientId', 'tokenCommand', 'defaultSystem', 'defaultAccount', 'caFile', 'issuer', 'scopes'] as const;
   for (const k of optional) {
     const v = str(k);
     if (v !== undefined) profile[k] = v;
   }
   if (method === 'client_secret_basic' || method === 'client_secret_post') profile.clientAuthMethod = method;
+  if (str('auth') === 'oidc') {
+    if (!profile.issuer || !profile.clientId) return `Connection "${name}" signs in through OpenID Connect ("auth": "oidc") and needs "issuer" and "clientId".`;
+    profile.auth = 'oidc';
+  }
   if (o.insecureSkipTlsVerify === true) profile.insecureSkipTlsVerify = true;
   return profile;
 }

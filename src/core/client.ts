@@ -38,6 +38,8 @@ export interface ClientOptions {
 
 export interface FirecrestClient extends FirecrestApi {
   readonly profile: ConnectionProfile;
+  /** A bearer token valid for at least 30 s more, from the client's token source (refreshed when due). */
+  accessToken(signal?: AbortSignal): Promise<string>;
   /** The resolved API generation (after `auto` probing). */
   readonly apiVersion: ApiVersion;
   /** Uploads/downloads routed by size (direct or staged through S3), verified by SHA-256. */

@@ -4,6 +4,7 @@
  */
 import type { FirecrestApi } from './api';
 import { createTokenSource } from './auth/createTokenSource';
+import type { TokenSource } from './auth/tokenSource';
 import type { ClientEvents, ClientOptions, FirecrestClient } from './client';
 import { NotSupportedError } from './errors';
 import { ApiHttp } from './http/apiHttp';
@@ -32,12 +33,13 @@ function adapterFor(version: ApiVersion, profile: ConnectionProfile): Adapter {
 }
 
 /** The API object with the client's own members on top; every API method stays the adapter's. */
-function asClient(api: FirecrestApi, profile: ConnectionProfile, transport: Transport, http: ApiHttp, s3: S3Http, options: ClientOptions): FirecrestClient {
+function asClient(api: FirecrestApi, profile: ConnectionProfile, transport: Transport, http: ApiHttp, s3: S3Http, options: ClientOptions, tokens: TokenSource): FirecrestClient {
   const client = Object.create(api) as FirecrestClient;
   const logger = options.logger ?? silentLogger;
   const staging = api instanceof V1Api ? api.staging : new V2Staging(http);
   Object.defineProperties(client, {
     profile: { value: profile, enumerable: true },
+    accessToken: { value: (signal?: AbortSignal) => tokens.token({ signal }) },
     transfers: { value: new FileTransfers({ api: client, staging, s3, logger }) },
     ping: { value: (o: { timeoutMs?: number; signal?: AbortSignal } = {}) => transport.ping(new URL(`${profile.url.replace(/\/+$/, '')}/status/systems`), o.timeoutMs ?? 4000, o.signal) },
     dispose: { value: async () => { await Promise.all([transport.close(), s3.close()]); } },
@@ -75,7 +77,7 @@ export async function createClient(options: ClientOptions, events: ClientEvents 
       logger: options.logger,
     });
     const version = profile.apiVersion === 'auto' ? await detectApiVersion(http) : profile.apiVersion;
-    return asClient(adapterFor(version, profile)(http, s3, options), profile, transport, http, s3, options);
+    return asClient(adapterFor(version, profile)(http, s3, options), profile, transport, http, s3, options, tokens);
   } catch (e) {
     await Promise.all([transport.close(), s3.close()]);
     throw e;

@@ -66,7 +66,7 @@ void describe('OpenID Connect sign-in', { skip }, () => {
     // The access token works on the API, through the one shared client, as that user.
     const api = await createClient({
       profile: { name: 'oidc', url: t.url, apiVersion: t.apiVersion, auth: 'oidc', issuer: g?.issuer, clientId: g?.publicClientId },
-      oidcSession: { refreshToken: tokens.refreshToken, onRefreshToken: () => undefined, initial: tokens },
+      oidcSession: { refreshToken: () => tokens.refreshToken, onRefreshToken: () => undefined, initial: tokens },
       logger: log,
     });
     try {
@@ -142,7 +142,7 @@ void describe('OpenID Connect sign-in', { skip }, () => {
     const tokens = await signIn(client, new IdpBrowser(person()));
     const stored: string[] = [];
     let now = Date.now();
-    const source = new OidcTokenSource(async () => client, { refreshToken: tokens.refreshToken ?? '', onRefreshToken: (r) => { stored.push(r); }, initial: tokens }, log, () => now);
+    const source = new OidcTokenSource(async () => client, { refreshToken: () => stored.at(-1) ?? tokens.refreshToken, onRefreshToken: (r) => { stored.push(r); }, initial: tokens }, log, () => now);
     assert.equal(await source.token(), tokens.accessToken, 'a fresh token is used as it is');
     // Three quarters into its usable life: the request goes on with the current token, and a renewal starts.
     const usable = (tokens.expiresAt ?? 0) - 31_000 - now;
@@ -160,7 +160,8 @@ void describe('OpenID Connect sign-in', { skip }, () => {
   void it('a session ended at the identity provider makes the next refresh a SignInRequiredError, reported once', async () => {
     const tokens = await signIn(client, new IdpBrowser(person('bob')));
     const ended: Error[] = [];
-    const source = new OidcTokenSource(async () => client, { refreshToken: tokens.refreshToken ?? '', onRefreshToken: () => undefined, onSignInRequired: (e) => ended.push(e) }, log);
+    let current = tokens.refreshToken;
+    const source = new OidcTokenSource(async () => client, { refreshToken: () => current, onRefreshToken: (r) => { current = r; }, onSignInRequired: (e) => ended.push(e) }, log);
     assert.ok(await source.token(), 'the session works');
     const { grantsRevoked } = await gateway.revokeIdpSessions('bob');
     assert.ok(grantsRevoked >= 1);

@@ -70,7 +70,7 @@ export async function createProvider(o: IdpOptions): Promise<Provider> {
       grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
       response_types: ['code'],
     }],
-    jwks: { keys: [o.keys.privateJwk as unknown as NonNullable<Configuration['jwks']>['keys'][number]] },
+    jwks: { keys: [o.keys.privateJwk] },
     cookies: { keys: o.keys.cookieKeys },
     findAccount: async (_ctx, id) => {
       const account = o.accounts.get(id);
@@ -129,7 +129,8 @@ export async function createProvider(o: IdpOptions): Promise<Provider> {
       }
       if (!oidc.session?.accountId || !oidc.client) return undefined;
       const grant = new oidc.provider.Grant({ accountId: oidc.session.accountId, clientId: oidc.client.clientId });
-      const requested = String(oidc.params?.scope ?? 'openid').split(' ').filter((s) => s !== SCOPE);
+      const asked = oidc.params?.scope;
+      const requested = (typeof asked === 'string' ? asked : 'openid').split(' ').filter((s) => s !== SCOPE);
       grant.addOIDCScope(requested.join(' '));
       grant.addOIDCClaims(['preferred_username', 'name']);
       grant.addResourceScope(o.resource, SCOPE);

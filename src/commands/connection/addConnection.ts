@@ -1,14 +1,17 @@
 /**
- * Add Connection: a guided series of inputs (name, API URL, API version, token URL, client id,
- * client secret), or one argument object with the same fields for scripts and tests. Both paths
- * end in the same `Connections.add`, which validates (token + systems) before saving anything.
+ * Add Connection: a guided series of inputs (name, API URL, API version, then how to sign in:
+ * client credentials (token URL, client id, secret), a person through the site's identity
+ * provider (issuer, public client id: signed in right away), or a token command), or one argument
+ * object with the same fields for scripts and tests. Every path ends in `Connections.add`, which
+ * validates (token + systems) before saving anything.
  */
 import * as vscode from 'vscode';
 import type { Connections } from '../../common/connections';
-import { normalizeProfile } from '../../common/profiles';
+import { isOidc, normalizeProfile } from '../../common/profiles';
 import type { Log } from '../../common/services';
 import type { ApiVersionSetting, ConnectionProfile } from '../../core/model';
 import { registerCommand } from '../register';
+import { oidcSignIn, signInFlow, type SignInHooks } from './oidcSignIn';
 
 /** The argument form: `executeCommand('firecrest.addConnection', { name, url, ... })`. */
 export interface AddConnectionArgs {
@@ -19,9 +22,16 @@ export interface AddConnectionArgs {
   clientId?: string;
   clientSecret?: string;
   defaultSystem?: string;
+  /** `oidc`: sign in as a person through `issuer` (with the public `clientId`). */
+  auth?: 'oidc';
+  issuer?: string;
+  scopes?: string;
+  tokenCommand?: string;
+  /** OIDC: `browser` or `device` (default: `firecrest.signIn.flow`). */
+  flow?: 'browser' | 'device';
 }
 
-const STEPS = 6;
+const STEPS = 7;
 
 export function registerAddConnection(connections: Connections, log: Log): vscode.Disposable {
   return registerCommand('firecrest.addConnection', log, async (arg?: unknown) => {
@@ -30,11 +40,14 @@ export function registerAddConnection(connections: Connections, log: Log): vscod
     for (;;) {
       if (interactive) draft = await ask(connections, draft ?? {});
       if (!draft) return undefined;
-      const { clientSecret, ...fields } = draft;
+      const { clientSecret, flow, ...fields } = draft;
       const profile = normalizeProfile({ apiVersion: 'auto', ...fields });
       if (typeof profile === 'string') throw new Error(profile);
       try {
-        const result = await save(connections, profile, clientSecret);
+        const hooks = (arg && typeof arg === 'object' ? arg : {}) as SignInHooks;
+        const result = isOidc(profile)
+          ? await saveSignedIn(connections, log, profile, signInFlow(flow), hooks)
+          : await save(connections, profile, clientSecret);
         void vscode.window.showInformationMessage(
           vscode.l10n.t('Connection {0} added: {1}.', profile.name, result.join(', ') || vscode.l10n.t('no systems')),
         );
@@ -62,6 +75,19 @@ async function save(connections: Connections, profile: ConnectionProfile, secret
   return result.systems.map((s) => s.name);
 }
 
+/** An OIDC connection: the person signs in first; nothing is saved unless that and the systems listing work. */
+async function saveSignedIn(connections: Connections, log: Log, profile: ConnectionProfile, flow: 'browser' | 'device', hooks: SignInHooks): Promise<string[]> {
+  const tokens = await oidcSignIn(profile, log, flow, {
+    ...(typeof hooks.openUrl === 'function' ? { openUrl: hooks.openUrl } : {}),
+    ...(typeof hooks.onDeviceCode === 'function' ? { onDeviceCode: hooks.onDeviceCode } : {}),
+  });
+  const result = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking {0}…', profile.url) },
+    () => connections.add(profile, undefined, tokens),
+  );
+  return result.systems.map((s) => s.name);
+}
+
 function isArgs(arg: unknown): arg is AddConnectionArgs {
   return !!arg && typeof arg === 'object' && typeof (arg as { url?: unknown }).url === 'string';
 }
@@ -83,19 +109,39 @@ async function ask(connections: Connections, prev: Partial<AddConnectionArgs>): 
   ];
   const version = await vscode.window.showQuickPick(versions, { title: title(3), placeHolder: vscode.l10n.t('API version'), ignoreFocusOut: true });
   if (!version) return undefined;
-  const tokenUrl = await input(title(4), vscode.l10n.t('OAuth2 token URL (client-credentials grant)'), prev.tokenUrl, validUrl);
+  const modes = [
+    { label: vscode.l10n.t('Sign in with my account'), mode: 'oidc' as const, detail: vscode.l10n.t("In the browser, through the site's identity provider (OpenID Connect). For people.") },
+    { label: vscode.l10n.t('Client credentials'), mode: 'credentials' as const, detail: vscode.l10n.t('An OAuth2 client id and secret. For service accounts and scripts.') },
+    { label: vscode.l10n.t('Token command'), mode: 'command' as const, detail: vscode.l10n.t('A command that prints a bearer token (e.g. a site CLI).') },
+  ];
+  const mode = await vscode.window.showQuickPick(modes, { title: title(4), placeHolder: vscode.l10n.t('How do you sign in?'), ignoreFocusOut: true });
+  if (!mode) return undefined;
+  const base = { name: name.trim(), url: url.trim(), apiVersion: version.value };
+  if (mode.mode === 'oidc') {
+    const issuer = await input(title(5), vscode.l10n.t('Identity provider (issuer) URL, e.g. https://auth.example.org/realms/hpc'), prev.issuer, validUrl);
+    if (issuer === undefined) return undefined;
+    const clientId = await input(title(6), vscode.l10n.t('Public client id registered for this extension'), prev.clientId, (v) => (v.trim() ? undefined : vscode.l10n.t('The client id cannot be empty.')));
+    if (clientId === undefined) return undefined;
+    return { ...base, auth: 'oidc', issuer: issuer.trim(), clientId: clientId.trim() };
+  }
+  if (mode.mode === 'command') {
+    const tokenCommand = await input(title(5), vscode.l10n.t('Command that prints a bearer token on stdout'), prev.tokenCommand, (v) => (v.trim() ? undefined : vscode.l10n.t('The command cannot be empty.')));
+    if (tokenCommand === undefined) return undefined;
+    return { ...base, tokenCommand: tokenCommand.trim() };
+  }
+  const tokenUrl = await input(title(5), vscode.l10n.t('OAuth2 token URL (client-credentials grant)'), prev.tokenUrl, validUrl);
   if (tokenUrl === undefined) return undefined;
-  const clientId = await input(title(5), vscode.l10n.t('Client id'), prev.clientId, (v) => (v.trim() ? undefined : vscode.l10n.t('The client id cannot be empty.')));
+  const clientId = await input(title(6), vscode.l10n.t('Client id'), prev.clientId, (v) => (v.trim() ? undefined : vscode.l10n.t('The client id cannot be empty.')));
   if (clientId === undefined) return undefined;
   const clientSecret = await vscode.window.showInputBox({
-    title: title(6),
+    title: title(7),
     prompt: vscode.l10n.t('Client secret (kept in VS Code secret storage, never in settings)'),
     password: true,
     ignoreFocusOut: true,
     validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('The secret cannot be empty.')),
   });
   if (clientSecret === undefined) return undefined;
-  return { name: name.trim(), url: url.trim(), apiVersion: version.value, tokenUrl: tokenUrl.trim(), clientId: clientId.trim(), clientSecret: clientSecret.trim() };
+  return { ...base, tokenUrl: tokenUrl.trim(), clientId: clientId.trim(), clientSecret: clientSecret.trim() };
 }
 
 function input(title: string, prompt: string, value: string | undefined, validateInput: (v: string) => string | undefined): Thenable<string | undefined> {

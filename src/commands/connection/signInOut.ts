@@ -7,7 +7,9 @@ import type { Connections } from '../../common/connections';
 import type { Log } from '../../common/services';
 import { UnauthorizedError } from '../../core/errors';
 import { registerCommand } from '../register';
+import { isOidc } from '../../common/profiles';
 import { confirmed } from './confirm';
+import { oidcSignIn, signInFlow, type SignInHooks } from './oidcSignIn';
 import { pickProfile } from './pickProfile';
 
 export function registerSignInOut(connections: Connections, log: Log): vscode.Disposable {
@@ -20,6 +22,8 @@ export function registerSignInOut(connections: Connections, log: Log): vscode.Di
       vscode.l10n.t('Every FirecREST connection is signed in. Add one with "FirecREST: Add Connection…".'),
     );
     if (name === undefined) return undefined;
+    const profile = connections.profile(name);
+    if (profile && isOidc(profile)) return signInPerson(connections, log, name, arg);
     const given = arg && typeof arg === 'object' ? (arg as { clientSecret?: unknown }).clientSecret : undefined;
     if (typeof given !== 'string' && (await connections.hasStoredCredentials(name))) {
       // Signed out, credentials kept: signing in again asks for nothing.
@@ -84,5 +88,42 @@ export function registerSignInOut(connections: Connections, log: Log): vscode.Di
     return true;
   });
 
-  return vscode.Disposable.from(signIn, signOut, removeCredentials);
+  // The identity provider ended a person's session: said once, with the way back.
+  const ended = connections.onDidEndSession(({ name }) => {
+    const again = vscode.l10n.t('Sign In');
+    void vscode.window.showWarningMessage(vscode.l10n.t('Your sign-in to {0} has ended. Sign in to {0} to go on; unsaved files stay as they are.', name), again).then((pick) => {
+      if (pick === again) void vscode.commands.executeCommand('firecrest.signIn', name);
+    });
+  });
+
+  return vscode.Disposable.from(signIn, signOut, removeCredentials, ended);
+}
+
+/**
+ * Sign In for an OIDC profile: with the kept refresh token when there is one (no browser), else
+ * through the identity provider. The argument may name the flow (`flow: 'browser' | 'device'`);
+ * tests hand in `openUrl`/`onDeviceCode` to play the browser.
+ */
+async function signInPerson(connections: Connections, log: Log, name: string, arg: unknown) {
+  const o = (arg && typeof arg === 'object' ? arg : {}) as { flow?: unknown } & SignInHooks;
+  if (await connections.hasStoredCredentials(name)) {
+    try {
+      const kept = await connections.signIn(name);
+      return { name, systems: kept.systems.map((s) => s.name) };
+    } catch (e) {
+      if (!(e instanceof UnauthorizedError)) throw e;
+      log.info(`The kept sign-in of "${name}" is over (${e.message}); signing in again`);
+    }
+  }
+  const profile = connections.profile(name);
+  if (!profile) return undefined;
+  const hooks: SignInHooks = {
+    ...(typeof o.openUrl === 'function' ? { openUrl: o.openUrl } : {}),
+    ...(typeof o.onDeviceCode === 'function' ? { onDeviceCode: o.onDeviceCode } : {}),
+  };
+  const tokens = await oidcSignIn(profile, log, signInFlow(o.flow), hooks);
+  const result = await connections.signIn(name, undefined, tokens);
+  const who = tokens.identity?.username ?? tokens.identity?.subject;
+  void vscode.window.showInformationMessage(vscode.l10n.t('Signed in to {0} as {1}: {2} system(s).', name, who ?? '?', result.systems.length));
+  return { name, user: who, systems: result.systems.map((s) => s.name) };
 }

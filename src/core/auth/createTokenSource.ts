@@ -3,7 +3,7 @@ import type { ClientEvents, ClientOptions } from '../client';
 import { UnauthorizedError } from '../errors';
 import type { Transport } from '../http/transport';
 import { clientCredentialsFetcher } from './clientCredentials';
-import { OidcClient } from './oidc';
+import type { OidcClient } from './oidc';
 import { OidcTokenSource } from './oidcTokenSource';
 import { tokenCommandFetcher } from './tokenCommand';
 import { CachedTokenSource, StaticTokenSource, type TokenSource } from './tokenSource';
@@ -21,7 +21,8 @@ export function createTokenSource(options: ClientOptions, transport: Transport, 
     const settings = { issuer: p.issuer, clientId: p.clientId, scopes: p.scopes, logger: options.logger, timeoutMs, caFile: p.caFile, insecureSkipTlsVerify: p.insecureSkipTlsVerify, userAgent: options.userAgent };
     const client = (): Promise<OidcClient> => {
       // A failed discovery (identity provider down) is tried again by the next refresh.
-      discovered ??= OidcClient.discover(settings).catch((e: unknown) => { discovered = undefined; throw e; });
+      // Loaded on first use: openid-client is a bundle of its own (scripts/build.mjs).
+      discovered ??= import('./oidc.js').then((m) => m.OidcClient.discover(settings)).catch((e: unknown) => { discovered = undefined; throw e; });
       return discovered;
     };
     return new OidcTokenSource(client, session, options.logger);

@@ -21,8 +21,11 @@ import {
   type SignInCheck,
 } from '../errors';
 import { redact } from '../http/redact';
-import { silentLogger, type Logger } from '../logger';
-import { expiryOf } from './tokenSource';
+import type { Logger } from '../logger';
+import { jwtExpiry } from './jwt';
+
+/** (Not the logger module's own: this module is a bundle of its own, loaded on first use.) */
+const quiet: Logger = { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 type Oidc = typeof OidcModule;
 let loaded: Promise<Oidc> | undefined;
@@ -85,7 +88,7 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 function checkOf(e: unknown): SignInCheck | undefined {
   // openid-client wraps oauth4webapi's error, whose `cause` names the attribute or claim.
   const chain: { code?: string; message?: string; attribute?: string; claim?: string }[] = [];
-  for (let c: unknown = e; c && typeof c === 'object' && chain.length < 5; c = (c as { cause?: unknown }).cause) chain.push(c as (typeof chain)[number]);
+  for (let c: unknown = e; c && typeof c === 'object' && chain.length < 5; c = (c as { cause?: unknown }).cause) chain.push(c);
   const err = { code: chain.map((c) => c.code ?? '').join(' '), message: chain.map((c) => c.message ?? '').join(' | ') };
   const what = chain.map((c) => c.attribute ?? c.claim).find((w) => w !== undefined);
   const msg = err.message;
@@ -130,7 +133,7 @@ export class OidcClient {
 
   /** Reads the issuer's discovery document. Rejects with UnavailableError (down), SignInCheckError (issuer mismatch). */
   static async discover(settings: OidcSettings): Promise<OidcClient> {
-    const log = settings.logger ?? silentLogger;
+    const log = settings.logger ?? quiet;
     let url: URL;
     try {
       url = new URL(settings.issuer);
@@ -169,7 +172,7 @@ export class OidcClient {
       try {
         res = await undiciFetch(url, {
           method: init.method,
-          headers: { ...(init.headers as Record<string, string>), 'user-agent': userAgent ?? 'firecrest-vscode' },
+          headers: { ...(init.headers), 'user-agent': userAgent ?? 'firecrest-vscode' },
           body: init.body as string | undefined,
           redirect: 'manual',
           signal: init.signal,
@@ -221,7 +224,9 @@ export class OidcClient {
 
   private tokensOf(r: OidcModule.TokenEndpointResponse & OidcModule.TokenEndpointResponseHelpers, withIdentity: boolean): OidcTokens {
     const expiresIn = typeof r.expires_in === 'number' ? r.expires_in : undefined;
-    const out: OidcTokens = { accessToken: r.access_token, expiresAt: expiryOf(r.access_token, expiresIn, Date.now()), refreshToken: r.refresh_token };
+    const exp = jwtExpiry(r.access_token);
+    const known = [expiresIn !== undefined ? Date.now() + expiresIn * 1000 : undefined, exp !== undefined ? exp * 1000 : undefined].filter((v): v is number => v !== undefined);
+    const out: OidcTokens = { accessToken: r.access_token, expiresAt: known.length ? Math.min(...known) : undefined, refreshToken: r.refresh_token };
     if (withIdentity) {
       const claims = r.claims();
       if (!claims) throw new SignInCheckError('The identity provider answered without an ID token', 'response');
@@ -321,7 +326,7 @@ export class OidcClient {
     try {
       const result = await this.oidc.refreshTokenGrant(this.config, refreshToken);
       const tokens = this.tokensOf(result, false);
-      this.log.debug(`Sign-in: access token refreshed${tokens.refreshToken && tokens.refreshToken !== refreshToken ? ' (refresh token rotated)' : ''}`);
+      this.log.info(`Sign-in: access token refreshed${tokens.refreshToken && tokens.refreshToken !== refreshToken ? ' (refresh token rotated)' : ''}`);
       return tokens;
     } catch (e) {
       if (signal?.aborted) throw new CancelledError();

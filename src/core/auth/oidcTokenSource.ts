@@ -11,8 +11,11 @@ import type { OidcClient, OidcTokens } from './oidc';
 import { MIN_TOKEN_VALIDITY_MS, raceSignal, type TokenSource } from './tokenSource';
 
 export interface OidcSession {
-  /** The refresh token as last stored. */
-  refreshToken: string;
+  /**
+   * The refresh token as stored now, read before each refresh: another window of the same
+   * profile may have rotated it since.
+   */
+  refreshToken(): string | undefined | Promise<string | undefined>;
   /** Called with each rotated refresh token: it must replace the stored one. */
   onRefreshToken(token: string): void | Promise<void>;
   /** Called once when the identity provider refuses the refresh token (sign-in required). */
@@ -35,7 +38,6 @@ export class OidcTokenSource implements TokenSource {
   readonly canRefresh = true;
   private current?: Current;
   private inFlight?: Promise<Current>;
-  private refreshToken: string;
   private ended?: SignInRequiredError;
 
   constructor(
@@ -44,7 +46,6 @@ export class OidcTokenSource implements TokenSource {
     private readonly log: Logger = silentLogger,
     private readonly now: () => number = Date.now,
   ) {
-    this.refreshToken = session.refreshToken;
     const i = session.initial;
     if (i) this.current = { token: i.accessToken, expiresAt: i.expiresAt, obtainedAt: this.now() };
   }
@@ -81,9 +82,11 @@ export class OidcTokenSource implements TokenSource {
     if (!this.inFlight) {
       this.inFlight = (async () => {
         const client = await this.client();
+        const refreshToken = await this.session.refreshToken();
         let t: OidcTokens;
         try {
-          t = await client.refresh(this.refreshToken);
+          if (!refreshToken) throw new SignInRequiredError('Not signed in: there is no refresh token (signed out in another window?)');
+          t = await client.refresh(refreshToken);
         } catch (e) {
           if (e instanceof SignInRequiredError) {
             this.ended = e;
@@ -92,10 +95,7 @@ export class OidcTokenSource implements TokenSource {
           }
           throw e;
         }
-        if (t.refreshToken && t.refreshToken !== this.refreshToken) {
-          this.refreshToken = t.refreshToken;
-          await this.session.onRefreshToken(t.refreshToken);
-        }
+        if (t.refreshToken && t.refreshToken !== refreshToken) await this.session.onRefreshToken(t.refreshToken);
         const next: Current = { token: t.accessToken, expiresAt: t.expiresAt, obtainedAt: this.now() };
         this.current = next;
         return next;

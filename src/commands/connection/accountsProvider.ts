@@ -1,0 +1,87 @@
+/**
+ * The `firecrest` authentication provider: each OIDC profile a person is signed in to is a
+ * session in VS Code's Accounts menu. Signing out there signs the profile out everywhere (the
+ * refresh token is revoked and forgotten); several sites and identities can be signed in at once.
+ * A session's access token comes from the profile's one shared client.
+ */
+import * as vscode from 'vscode';
+import type { Connections } from '../../common/connections';
+import { isOidc } from '../../common/profiles';
+import type { Log } from '../../common/services';
+
+export const AUTH_PROVIDER_ID = 'firecrest';
+
+export class FirecrestAuthenticationProvider implements vscode.AuthenticationProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<vscode.AuthenticationProviderAuthenticationSessionsChangeEvent>();
+  readonly onDidChangeSessions = this.changed.event;
+  private known = new Map<string, vscode.AuthenticationSession>();
+  private readonly subs: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly connections: Connections,
+    private readonly log: Log,
+  ) {
+    this.subs.push(this.changed, connections.onDidChange(() => void this.announce()));
+    void this.announce();
+  }
+
+  /** Tells VS Code which sessions came and went since the last look. */
+  private async announce(): Promise<void> {
+    const now = new Map((await this.sessionsNow()).map((s) => [s.id, s]));
+    const added = [...now.values()].filter((s) => !this.known.has(s.id));
+    const removed = [...this.known.values()].filter((s) => !now.has(s.id));
+    this.known = now;
+    if (added.length || removed.length) this.changed.fire({ added, removed, changed: [] });
+  }
+
+  private signedInOidc(): string[] {
+    return this.connections.connections().filter((c) => isOidc(c.profile) && c.state !== 'signed-out').map((c) => c.profile.name);
+  }
+
+  /** Sessions without touching the network: the access token is fetched only when one is asked for by scope. */
+  private async sessionsNow(withToken = false): Promise<vscode.AuthenticationSession[]> {
+    const out: vscode.AuthenticationSession[] = [];
+    for (const name of this.signedInOidc()) {
+      const who = await this.connections.identity(name);
+      const user = who?.username ?? who?.subject ?? name;
+      let accessToken = '';
+      if (withToken) accessToken = await (await this.connections.client(name)).accessToken();
+      out.push({ id: name, accessToken, account: { id: `${name}/${who?.subject ?? user}`, label: `${user} @ ${name}` }, scopes: [name] });
+    }
+    return out;
+  }
+
+  async getSessions(scopes: readonly string[] | undefined): Promise<vscode.AuthenticationSession[]> {
+    const all = await this.sessionsNow();
+    if (!scopes?.length) return all;
+    // Asked for one profile (by its name as the scope): with a usable access token.
+    const wanted = all.filter((s) => scopes.includes(s.id));
+    return Promise.all(wanted.map(async (s) => ({ ...s, accessToken: await (await this.connections.client(s.id)).accessToken() })));
+  }
+
+  async createSession(scopes: readonly string[]): Promise<vscode.AuthenticationSession> {
+    const candidates = this.connections.connections().filter((c) => isOidc(c.profile)).map((c) => c.profile.name);
+    let name = scopes.find((s) => candidates.includes(s));
+    name ??= candidates.length === 1 ? candidates[0] : await vscode.window.showQuickPick(candidates, { placeHolder: vscode.l10n.t('Sign in to which FirecREST connection?') });
+    if (!name) throw new Error(vscode.l10n.t('No FirecREST connection was chosen.'));
+    await vscode.commands.executeCommand('firecrest.signIn', name);
+    const session = (await this.getSessions([name]))[0];
+    if (!session) throw new Error(vscode.l10n.t('The sign-in to {0} did not complete.', name));
+    return session;
+  }
+
+  async removeSession(sessionId: string): Promise<void> {
+    this.log.info(`Accounts menu: signing out of "${sessionId}"`);
+    await this.connections.signOut(sessionId);
+  }
+
+  dispose(): void {
+    for (const s of this.subs) s.dispose();
+  }
+}
+
+export function registerAccountsProvider(connections: Connections, log: Log): vscode.Disposable & { provider: FirecrestAuthenticationProvider } {
+  const provider = new FirecrestAuthenticationProvider(connections, log);
+  const registration = vscode.authentication.registerAuthenticationProvider(AUTH_PROVIDER_ID, 'FirecREST', provider, { supportsMultipleAccounts: true });
+  return Object.assign(vscode.Disposable.from(registration, provider), { provider });
+}

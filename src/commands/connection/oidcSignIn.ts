@@ -1,0 +1,85 @@
+/**
+ * A person signs in through the site's identity provider: in the browser (authorization code +
+ * PKCE, redirected to a loopback port opened for this sign-in only), or with a device code where
+ * that redirect cannot reach the extension (VS Code in a browser, remote windows) or when the
+ * setting `firecrest.signIn.flow` says so. The refresh token goes to secret storage through
+ * `Connections`; nothing of it is logged.
+ */
+import * as vscode from 'vscode';
+import type { OidcClient, OidcTokens } from '../../core/auth/oidc';
+import { CancelledError, UnauthorizedError } from '../../core/errors';
+import type { ConnectionProfile } from '../../core/model';
+import type { Log } from '../../common/services';
+
+export type SignInFlow = 'browser' | 'device';
+
+/** The flow a sign-in uses: the setting, else the device code where a loopback redirect cannot reach this extension host. */
+export function signInFlow(asked?: unknown): SignInFlow {
+  if (asked === 'browser' || asked === 'device') return asked;
+  const setting = vscode.workspace.getConfiguration('firecrest').get<string>('signIn.flow', 'auto');
+  if (setting === 'browser' || setting === 'device') return setting;
+  // In a browser (code-server, vscode.dev) or a remote window, the extension host is not on the
+  // machine whose browser would follow a redirect to 127.0.0.1.
+  return vscode.env.uiKind === vscode.UIKind.Web || vscode.env.remoteName !== undefined ? 'device' : 'browser';
+}
+
+export interface SignInHooks {
+  /** Tests: where the browser would go (instead of opening it). */
+  openUrl?: (url: string) => Promise<void> | void;
+  /** Tests: the device code shown to the person. */
+  onDeviceCode?: (code: { userCode: string; verificationUri: string; verificationUriComplete?: string }) => void;
+}
+
+/** Runs the sign-in of an OIDC profile and returns its tokens (not yet stored). */
+export async function oidcSignIn(profile: ConnectionProfile, log: Log, flow: SignInFlow, hooks: SignInHooks = {}): Promise<OidcTokens> {
+  if (!profile.issuer || !profile.clientId) throw new UnauthorizedError(`"${profile.name}" has no identity provider (issuer and client id)`);
+  const { OidcClient } = await import('../../core/auth/oidc.js');
+  const oidc = await OidcClient.discover({
+    issuer: profile.issuer,
+    clientId: profile.clientId,
+    scopes: profile.scopes,
+    logger: log,
+    caFile: profile.caFile,
+    insecureSkipTlsVerify: profile.insecureSkipTlsVerify,
+    userAgent: `firecrest-vscode/${vscode.version}`,
+  });
+  try {
+    return await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Signing in to {0}…', profile.name), cancellable: true },
+      async (progress, token) => {
+        const abort = new AbortController();
+        const sub = token.onCancellationRequested(() => abort.abort());
+        try {
+          if (flow === 'device') return await deviceSignIn(oidc, progress, abort.signal, hooks);
+          progress.report({ message: vscode.l10n.t('Continue in your browser.') });
+          return await oidc.signInWithBrowser(async (url) => {
+            if (hooks.openUrl) return hooks.openUrl(url);
+            const opened = await vscode.env.openExternal(vscode.Uri.parse(url, true));
+            if (!opened) throw new CancelledError('The browser was not opened');
+          }, { signal: abort.signal });
+        } finally {
+          sub.dispose();
+        }
+      },
+    );
+  } finally {
+    await oidc.close();
+  }
+}
+
+async function deviceSignIn(oidc: OidcClient, progress: vscode.Progress<{ message?: string }>, signal: AbortSignal, hooks: SignInHooks): Promise<OidcTokens> {
+  const device = await oidc.startDeviceSignIn();
+  const code = { userCode: device.userCode, verificationUri: device.verificationUri, verificationUriComplete: device.verificationUriComplete };
+  hooks.onDeviceCode?.(code);
+  progress.report({ message: vscode.l10n.t('Enter the code {0} at {1}', device.userCode, device.verificationUri) });
+  const copyAndOpen = vscode.l10n.t('Copy and Open');
+  // Non-modal: the sign-in goes on (and can be cancelled from the progress) whatever is picked.
+  void vscode.window
+    .showInformationMessage(vscode.l10n.t('To sign in, enter the code {0} at {1}', device.userCode, device.verificationUri), copyAndOpen)
+    .then(async (pick) => {
+      if (pick !== copyAndOpen) return;
+      await vscode.env.clipboard.writeText(device.userCode);
+      await vscode.env.openExternal(vscode.Uri.parse(device.verificationUriComplete ?? device.verificationUri, true));
+    });
+  return device.complete(signal);
+}
