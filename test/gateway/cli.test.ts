@@ -64,7 +64,7 @@ void describe('gateway command line', { skip: gatewayOnly() }, () => {
     const dir = tempDir();
     const r = await start(dir);
     const { info } = r;
-    for (const k of ['v2', 'tokenUrl', 'clientId', 'clientSecret', 'systems', 'user', 'scheduler', 'stateDir', 'admin', 'adminToken', 'clients']) assert.ok(k in info, k);
+    for (const k of ['v2', 'tokenUrl', 'clientId', 'clientSecret', 'systems', 'user', 'scheduler', 'stateDir', 'admin', 'adminToken', 'clients', 'issuer', 'publicClientId', 'idpUsers']) assert.ok(k in info, k);
     assert.match(info.v2, /^http:\/\/127\.0\.0\.1:\d+\/v2$/);
     assert.match(info.tokenUrl, /^http:\/\/127\.0\.0\.1:\d+\/auth\/token$/);
     assert.deepEqual(info.systems, ['localcluster']);

@@ -45,7 +45,7 @@ export class IdpBrowser {
 
   constructor(
     private readonly person: Person,
-    private readonly o: { changeCallback?: (url: URL) => URL; lastTotpStep?: { n: number } } = {},
+    private readonly o: { changeCallback?: (url: URL) => URL; captureCallback?: (url: URL) => void } = {},
   ) {}
 
   private cookieHeader(): string {
@@ -95,6 +95,10 @@ export class IdpBrowser {
         const next = new URL(res.headers.get('location') ?? '', url);
         await res.body?.cancel();
         if (next.pathname === '/callback' && next.hostname === '127.0.0.1' && next.origin !== new URL(start).origin) {
+          if (this.o.captureCallback) {
+            this.o.captureCallback(next);
+            return '';
+          }
           const delivered = this.o.changeCallback ? this.o.changeCallback(next) : next;
           const cb = await fetch(delivered, { redirect: 'manual' });
           this.result.callbackStatus = cb.status;
@@ -106,6 +110,8 @@ export class IdpBrowser {
       const html = await res.text();
       const title = titleOf(html);
       this.result.titles.push(title);
+      // A refusal (wrong password or code) is the page to look at, not a form to fill again.
+      if (html.includes('role="alert"')) return html;
       if (title === 'Sign in') {
         const f = formOf(html);
         if (!f) return html;
