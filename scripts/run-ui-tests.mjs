@@ -42,7 +42,8 @@ try {
       apiVersion: process.env.FIRECREST_API_VERSION === 'v1' ? 'v1' : process.env.FIRECREST_API_VERSION === 'v2' ? 'v2' : 'auto' };
     console.log(`[ui] using the deployment at ${info.v2} (FIRECREST_URL is set)`);
   } else {
-    const gw = await startGateway({ scheduler: process.env.GATEWAY_SCHEDULER || 'auto' });
+    // MFA on: the sign-in test goes through the TOTP step (client credentials are not affected).
+    const gw = await startGateway({ scheduler: process.env.GATEWAY_SCHEDULER || 'auto', extraArgs: ['--mfa'] });
     cleanups.push(gw.stop);
     info = gw.info;
     env = envFor(gw.info, gw.line, 'v2');

@@ -112,6 +112,10 @@ async function startSystems(config: GatewayConfig, args: Args, users: UserTable,
 }
 
 async function main(): Promise<void> {
+  // stdout carries the JSON line and nothing else: libraries' notices (oidc-provider prints its
+  // NOTICE lines with console.info) go to stderr with everything else.
+  console.info = console.error;
+  console.log = console.error;
   const args = parseArgs(process.argv.slice(2));
   const config = loadConfig(args.config);
   mkdirSync(args.stateDir, { recursive: true, mode: 0o700 });

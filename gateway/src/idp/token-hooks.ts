@@ -35,7 +35,10 @@ export class TokenHooks {
     private readonly keys: IdpKeys,
   ) {}
 
-  /** Reads a form body that oidc-provider will then take from `req.body` (its parser's fallback). */
+  /**
+   * Reads a form body that oidc-provider will then take from `req.body` (its parser's fallback;
+   * it says once on stderr that it found a parsed body).
+   */
   static async readForm(req: IncomingMessage & { body?: unknown }): Promise<URLSearchParams> {
     const chunks: Buffer[] = [];
     let size = 0;
