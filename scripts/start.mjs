@@ -69,13 +69,15 @@ try {
   const info = JSON.parse(line);
   say(`FirecREST gateway: ${info.v2} (scheduler ${info.scheduler ?? scheduler}, systems ${info.systems.join(', ')}, user ${info.user})`);
 
-  const { seedDemoHome, writeBootstrap, DEMO_PROFILE } = await import('./lib/demo.mjs');
+  const { seedDemoHome, writeBootstrap, DEMO_PROFILE, SIGN_IN_PROFILE } = await import('./lib/demo.mjs');
   const seeded = await seedDemoHome(info, (m) => say(m));
   if (seeded.length) say(`sample files in /home/${info.user}: ${seeded.join(', ')}`);
   const bootstrapDir = join(state, 'bootstrap');
   const remoteHome = `firecrest://${info.systems[0]}/home/${info.user}`;
   // hello.sbatch opens first, with the getting-started walkthrough beside it.
-  const bootstrap = writeBootstrap(bootstrapDir, info, DEMO_PROFILE, `${remoteHome}/hello.sbatch`);
+  // A second connection to the same cluster shows the person's sign-in (identity provider, Accounts menu).
+  const signIn = info.issuer ? SIGN_IN_PROFILE : undefined;
+  const bootstrap = writeBootstrap(bootstrapDir, info, DEMO_PROFILE, `${remoteHome}/hello.sbatch`, signIn);
   cleanups.push(() => rmSync(bootstrap, { force: true }));
   const env = { ...process.env, FIRECREST_BOOTSTRAP: bootstrap };
   const workspace = join(state, 'workspace');
@@ -105,6 +107,10 @@ try {
     say('VS Code is ready. Open this URL in a browser on this machine (Ctrl-C stops everything):');
     console.log(`\n  ${url}\n`);
     say(`the FirecREST view is in the activity bar; the connection is "${DEMO_PROFILE}". hello.sbatch (in your remote home) is open, with the getting-started walkthrough.`);
+  }
+  if (signIn) {
+    const people = (info.idpUsers ?? []).map((u) => `${u.login} / ${u.password}`).join(', ');
+    say(`"${signIn}" is the same cluster for a person: Sign In on it (FirecREST view or the Accounts menu) opens the identity provider's login page. Users: ${people}.`);
   }
 } catch (e) {
   console.error(`[start] ${e instanceof Error ? e.message : String(e)}`);

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { repoRoot } from './code-server.mjs';
 
 export const DEMO_PROFILE = 'local';
+/** `npm start`'s second connection: the same cluster, signed in as a person in the browser. */
+export const SIGN_IN_PROFILE = 'local-sso';
 
 /** The connection profile of a gateway JSON line (no secret in it). */
 export function profileFor(info, name = DEMO_PROFILE) {
@@ -14,11 +16,18 @@ export function profileFor(info, name = DEMO_PROFILE) {
 }
 
 /** Writes the bootstrap file (mode 0600) into `dir`; returns its path. `open`: a firecrest:// file to show first (with the walkthrough). */
-export function writeBootstrap(dir, info, name = DEMO_PROFILE, open = undefined) {
+export function writeBootstrap(dir, info, name = DEMO_PROFILE, open = undefined, signIn = undefined) {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const file = join(dir, `bootstrap-${process.pid}-${Date.now()}.json`);
-  writeFileSync(file, JSON.stringify({ profiles: [{ ...profileFor(info, name), clientSecret: info.clientSecret }], ...(open ? { open } : {}) }), { mode: 0o600 });
+  const profiles = [{ ...profileFor(info, name), clientSecret: info.clientSecret }];
+  if (signIn) profiles.push(signInProfileFor(info, signIn));
+  writeFileSync(file, JSON.stringify({ profiles, ...(open ? { open } : {}) }), { mode: 0o600 });
   return file;
+}
+
+/** A second profile of the same gateway where a person signs in through its identity provider (no secret). */
+export function signInProfileFor(info, name) {
+  return { name, url: info.v2, apiVersion: info.apiVersion ?? 'v2', auth: 'oidc', issuer: info.issuer, clientId: info.publicClientId, defaultSystem: info.systems[0] };
 }
 
 // The walkthrough's example script, as the extension ships it.
