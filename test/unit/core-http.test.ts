@@ -49,6 +49,12 @@ void describe('redact', () => {
     assert.equal(redact('the value hunter2-long shows', ['hunter2-long']), 'the value [REDACTED] shows');
     assert.equal(redact('plain text about tokens'), 'plain text about tokens');
   });
+  void it('scrubs what a sign-in carries: codes, verifiers, device codes, refresh tokens; not an exit code', () => {
+    assert.equal(redact('GET /callback?code=AbC-123_x&state=s1'), 'GET /callback?code=[REDACTED]&state=s1');
+    assert.equal(redact('code_verifier=v3r1f13r&grant_type=authorization_code'), 'code_verifier=[REDACTED]&grant_type=authorization_code');
+    assert.equal(redact('device_code=dc-9&refresh_token=rt-1'), 'device_code=[REDACTED]&refresh_token=[REDACTED]');
+    assert.equal(redact('the job failed with exit code: 2'), 'the job failed with exit code: 2');
+  });
 });
 
 void describe('error mapping', () => {
