@@ -49,6 +49,7 @@ try {
   }
   if (opt('--grep')) env.MOCHA_GREP = opt('--grep');
   if (opt('--files')) env.FIRECREST_HOST_FILES = opt('--files');
+  if (opt('--skip-files')) env.FIRECREST_HOST_SKIP_FILES = opt('--skip-files');
 
   const cs = await startCodeServer({ entry, env, logLevel: process.env.FIRECREST_TEST_LOG_LEVEL, quiet: !verbose });
   cleanups.push(cs.stop);

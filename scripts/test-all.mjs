@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 // whole): lint and the type check are CPU, the unit suite mostly waits for its schedulers; the
 // gateway, core and reliability suites each use a fifth to a quarter of the two cores (they wait
 // for Slurm, for Retry-After and for their own fault timers), each against gateways of its own.
+// The host runs each start their own gateway and VS Code too.
 const steps = [
   ['build', 'npm', ['run', '-s', 'build']],
   ['lint', 'npm', ['run', '-s', 'lint'], 'checks'],
@@ -15,9 +16,12 @@ const steps = [
   ['gateway', 'npm', ['run', '-s', 'test:gateway'], 'suites'],
   ['core', 'npm', ['run', '-s', 'test:core'], 'suites'],
   ['reliability', 'npm', ['run', '-s', 'test:reliability'], 'suites'],
-  ['host', 'npm', ['run', '-s', 'test:host']],
+  // The person's sign-in is a 5-minute session at a person's pace (a save and a listing a second):
+  // it runs in a VS Code of its own beside the API v1 run instead of after everything else.
+  ['host', 'node', ['scripts/run-host-tests.mjs', '--no-build', '--skip-files', 'signin']],
   // The feature suites again on an API v1 connection (the build step above already built).
-  ['host-v1', 'node', ['scripts/run-host-tests.mjs', '--no-build', '--api', 'v1', '--files', 'fs.,fs-large,fs-commands,systems,jobs,accounting,sbatch']],
+  ['host-v1', 'node', ['scripts/run-host-tests.mjs', '--no-build', '--api', 'v1', '--files', 'fs.,fs-large,fs-commands,systems,jobs,accounting,sbatch'], 'hosts'],
+  ['host-signin', 'node', ['scripts/run-host-tests.mjs', '--no-build', '--files', 'signin'], 'hosts'],
   ['ui', 'npm', ['run', '-s', 'test:ui']],
 ].filter(([name]) => !(process.env.SKIP_STEPS ?? '').split(',').includes(name));
 
@@ -90,7 +94,7 @@ const total = timings.reduce((s, x) => s + x.seconds, 0);
 console.log('\nstep         seconds  share  result');
 for (const x of timings) console.log(`${x.name.padEnd(12)} ${x.seconds.toFixed(1).padStart(7)}  ${((100 * x.seconds) / (total || 1)).toFixed(0).padStart(4)}%  ${x.ok ? 'ok' : 'FAILED'}`);
 console.log(`${'total'.padEnd(12)} ${total.toFixed(1).padStart(7)}  (steps added up)`);
-console.log(`${'wall'.padEnd(12)} ${((Date.now() - wallStarted) / 1000).toFixed(1).padStart(7)}  (lint, types and unit side by side; gateway, core and reliability too)`);
+console.log(`${'wall'.padEnd(12)} ${((Date.now() - wallStarted) / 1000).toFixed(1).padStart(7)}  (lint, types and unit side by side; gateway, core and reliability too; host-v1 and host-signin too)`);
 if (digest.length) console.log(`\nfailures (first lines of each report):\n${digest.join('\n')}`);
 if (failedSteps.length) console.log(`\nfailed steps: ${failedSteps.join(', ')}`);
 if (failedSteps.length && failed === 0) failed = failedSteps.length;

@@ -30,11 +30,16 @@ export async function runSuite(files: string[], load: (file: string) => void): P
   if (failures > 0) throw new Error(`${failures} host test(s) failed.`);
 }
 
-/** FIRECREST_HOST_FILES (`fs,jobs`): only the files whose base name contains one of the words. */
+/**
+ * FIRECREST_HOST_FILES (`fs,jobs`): only the files whose base name contains one of the words;
+ * FIRECREST_HOST_SKIP_FILES: not those.
+ */
 function selected(files: string[]): string[] {
-  const words = (process.env.FIRECREST_HOST_FILES ?? '').split(',').map((w) => w.trim()).filter(Boolean);
-  if (words.length === 0) return files;
-  return files.filter((f) => words.some((w) => (f.split('/').pop() ?? f).includes(w)));
+  const list = (v: string | undefined) => (v ?? '').split(',').map((w) => w.trim()).filter(Boolean);
+  const base = (f: string) => f.split('/').pop() ?? f;
+  const words = list(process.env.FIRECREST_HOST_FILES);
+  const skip = list(process.env.FIRECREST_HOST_SKIP_FILES);
+  return files.filter((f) => (words.length === 0 || words.some((w) => base(f).includes(w))) && !skip.some((w) => base(f).includes(w)));
 }
 
 export function run(): Promise<void> {

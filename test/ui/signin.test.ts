@@ -13,9 +13,10 @@ import { openViewContainer, openWorkbench, pickIfAsked, runCommand, screenshot, 
 
 const PROFILE = 'cluster-sso';
 
-async function answer(page: Page, text: string): Promise<void> {
+/** Types into the input box of step `step` of Add Connection (the previous box may still be there). */
+async function answer(page: Page, step: number, text: string): Promise<void> {
+  await page.locator('.quick-input-widget .quick-input-title').filter({ hasText: `(${step}/7)` }).waitFor({ timeout: 15_000 });
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
   await input.fill(text);
   await page.keyboard.press('Enter');
 }
@@ -33,27 +34,38 @@ describe('Sign in as a person (UI)', () => {
     this.timeout(240_000);
     const page = await openWorkbench();
     await runCommand(page, 'FirecREST: Add Connection');
-    await answer(page, PROFILE);
-    await answer(page, g.v2);
+    await answer(page, 1, PROFILE);
+    await answer(page, 2, g.v2);
     await pick(page, 'auto');
     await pick(page, 'Sign in with my account');
-    await answer(page, g.issuer ?? '');
-    await answer(page, g.publicClientId ?? '');
+    await answer(page, 5, g.issuer ?? '');
+    await answer(page, 6, g.publicClientId ?? '');
 
     // In a browser-based VS Code the loopback redirect cannot reach the extension: a device code.
-    const toast = page.locator('.notification-toast').filter({ hasText: 'To sign in, enter the code' }).first();
-    await toast.waitFor({ timeout: 30_000 });
-    const said = await toast.innerText();
+    const dialog = page.locator('.monaco-dialog-box').filter({ hasText: 'To sign in, enter the code' }).first();
+    await dialog.waitFor({ timeout: 30_000 });
+    const said = await dialog.innerText();
     const [, code, at] = /enter the code (\S+) at (\S+)/.exec(said) ?? [];
     assert.ok(code && at, said);
-    assert.match(said, /Copy and Open/);
-    await screenshot(page, 'signin-device-code', toast);
+    await screenshot(page, 'signin-device-code', dialog);
 
-    // The person, in another tab: the code, the login page, the second factor, the confirmation.
+    // "Copy and Open" opens a tab. code-server sends a 127.0.0.1 address through its own port
+    // proxy, which the identity provider's absolute URLs do not survive: the person types the
+    // address shown instead (a site's identity provider is never on the loopback).
+    const opened = page.context().waitForEvent('page', { timeout: 15_000 });
+    await dialog.locator('.monaco-button').filter({ hasText: 'Copy and Open' }).click();
+    await (await opened).close();
     const idp = await page.context().newPage();
     try {
       await idp.goto(at);
-      await idp.locator('input[name="user_code"]').fill(code);
+      const input = idp.locator('input[name="user_code"]');
+      if (await input.count()) {
+        await input.fill(code);
+        await idp.getByRole('button', { name: 'Continue' }).click();
+      }
+      // oidc-provider confirms the device first, then asks who you are.
+      await idp.locator('h1', { hasText: 'Confirm the device' }).waitFor({ timeout: 15_000 });
+      assert.match(await idp.locator('.code').innerText(), new RegExp(code.replace(/[-]/g, '.?')));
       await idp.getByRole('button', { name: 'Continue' }).click();
       await idp.locator('#login').waitFor({ timeout: 15_000 });
       await idp.locator('#login').fill(alice.login);
@@ -65,8 +77,10 @@ describe('Sign in as a person (UI)', () => {
       await idp.locator('#code').fill(totp.generate());
       await screenshot(idp, 'signin-idp-totp');
       await idp.getByRole('button', { name: 'Verify' }).click();
-      await idp.getByRole('button', { name: 'Continue' }).first().click();
       await idp.locator('h1', { hasText: 'Signed in' }).waitFor({ timeout: 15_000 });
+    } catch (e) {
+      await screenshot(idp, 'failed-signin-idp-page');
+      throw e;
     } finally {
       await idp.close();
     }
@@ -87,10 +101,14 @@ describe('Sign in as a person (UI)', () => {
     await account.waitFor({ timeout: 15_000 });
     await screenshot(page, 'signin-accounts-menu');
     await account.hover();
-    await page.locator('.monaco-menu .action-item').filter({ hasText: /^Sign Out$/ }).last().click();
+    const signOut = page.locator('.monaco-menu .action-item').filter({ hasText: /^Sign Out$/ }).last();
+    await signOut.hover();
+    // The menu acts on Enter for the item under the pointer (a synthetic click can land between its mouse events).
+    await page.keyboard.press('Enter');
     // VS Code asks before signing an account out.
-    const confirm = page.locator('.monaco-dialog-box .monaco-button').filter({ hasText: /^Sign Out$/ });
-    if (await confirm.first().isVisible({ timeout: 5000 }).catch(() => false)) await confirm.first().click();
+    const confirm = page.locator('.monaco-dialog-box .monaco-button').filter({ hasText: /^Sign Out$/ }).first();
+    await confirm.waitFor({ timeout: 15_000 });
+    await confirm.click();
     await systems.locator('.monaco-list-row').filter({ hasText: 'Not signed in' }).first().waitFor({ timeout: 30_000 });
     await screenshot(page, 'signin-signed-out', page.locator('.part.sidebar'));
 

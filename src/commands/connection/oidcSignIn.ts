@@ -70,16 +70,22 @@ export async function oidcSignIn(profile: ConnectionProfile, log: Log, flow: Sig
 async function deviceSignIn(oidc: OidcClient, progress: vscode.Progress<{ message?: string }>, signal: AbortSignal, hooks: SignInHooks): Promise<OidcTokens> {
   const device = await oidc.startDeviceSignIn();
   const code = { userCode: device.userCode, verificationUri: device.verificationUri, verificationUriComplete: device.verificationUriComplete };
-  hooks.onDeviceCode?.(code);
-  progress.report({ message: vscode.l10n.t('Enter the code {0} at {1}', device.userCode, device.verificationUri) });
-  const copyAndOpen = vscode.l10n.t('Copy and Open');
-  // Non-modal: the sign-in goes on (and can be cancelled from the progress) whatever is picked.
-  void vscode.window
-    .showInformationMessage(vscode.l10n.t('To sign in, enter the code {0} at {1}', device.userCode, device.verificationUri), copyAndOpen)
-    .then(async (pick) => {
-      if (pick !== copyAndOpen) return;
-      await vscode.env.clipboard.writeText(device.userCode);
-      await vscode.env.openExternal(vscode.Uri.parse(device.verificationUriComplete ?? device.verificationUri, true));
-    });
+  if (hooks.onDeviceCode) {
+    hooks.onDeviceCode(code);
+  } else {
+    // Modal, so that it is gone once answered (a notification would outlive the sign-in); the wait
+    // that follows shows the code in its progress notification, which can cancel it.
+    const copyAndOpen = vscode.l10n.t('Copy and Open');
+    const pick = await vscode.window.showInformationMessage(
+      vscode.l10n.t('To sign in, enter the code {0} at {1}', device.userCode, device.verificationUri),
+      { modal: true, detail: vscode.l10n.t('"Copy and Open" copies the code and opens the page of your identity provider.') },
+      copyAndOpen,
+    );
+    if (pick !== copyAndOpen) throw new CancelledError('The sign-in was cancelled');
+    // A browser may refuse clipboard access: the page is opened anyway, and the code stays on screen.
+    await Promise.resolve(vscode.env.clipboard.writeText(device.userCode)).catch(() => undefined);
+    await vscode.env.openExternal(vscode.Uri.parse(device.verificationUriComplete ?? device.verificationUri, true));
+  }
+  progress.report({ message: vscode.l10n.t('Waiting for the sign-in with the code {0} at {1}', device.userCode, device.verificationUri) });
   return device.complete(signal);
 }
