@@ -1,0 +1,182 @@
+/**
+ * Sync to Cluster: the local folder's changes, sent in as few requests as the API allows.
+ * - One recursive listing of the remote folder finds what is there.
+ * - Small files travel as ONE gzipped tar (the `tar` package), uploaded directly (or staged when
+ *   the archive is larger than the direct limit) and unpacked by the extract operation (its
+ *   transfer job when the synchronous one times out). tar keeps modes (the executable bit) and
+ *   mtimes; gzip's CRC refuses a damaged archive as a whole.
+ * - Large files go one by one through the staged transfer engine (resume, SHA-256 check).
+ * - One more listing records what landed. The manifest advances only for files whose remote size
+ *   is right; what a cut-off sync was sending is marked pending first, so the next sync repairs it
+ *   without calling it a conflict.
+ * The archive stays as `.f7t-sync.tar.gz` in the remote folder (replaced by the next sync, never
+ * synced itself): deleting it would cost every sync one more request.
+ */
+import { posix } from 'node:path';
+import { create as createTar } from 'tar';
+import type { FirecrestClient } from '../client';
+import { NotFoundError } from '../errors';
+import type { FileEntry } from '../model';
+import { localPathOf, scanLocal, type LocalFile, type LocalScan, type ScanOptions } from './localTree';
+import { emptyManifest, planSync, type Manifest, type RemoteFile, type SyncPlan } from './plan';
+
+export const ARCHIVE_NAME = '.f7t-sync.tar.gz';
+
+export interface SyncTarget {
+  system: string;
+  /** Absolute remote folder. */
+  remoteRoot: string;
+  localRoot: string;
+}
+
+export interface ManifestStore {
+  load(): Promise<Manifest | undefined>;
+  save(m: Manifest): Promise<void>;
+}
+
+export interface SyncOptions extends ScanOptions {
+  store: ManifestStore;
+  /** Bytes up to which a file travels in the archive (default 1 MiB). */
+  smallFileLimit?: number;
+  /** The system's direct-transfer limit, when the caller knows it (else asked once). */
+  directLimit?: number;
+  signal?: AbortSignal;
+  onProgress?: (p: { message: string; done?: number; total?: number }) => void;
+}
+
+export interface SyncPreview {
+  target: SyncTarget;
+  plan: SyncPlan;
+  local: LocalScan;
+  remote: Map<string, RemoteFile>;
+  remoteExists: boolean;
+  manifest: Manifest;
+}
+
+export interface RunOptions {
+  /** Conflicts the user resolved by keeping the local file. */
+  keepLocal?: string[];
+  /** Delete the remote copies of files deleted locally (the mapping's `deleteRemote`). */
+  deleteRemote?: boolean;
+}
+
+export interface SyncResult {
+  sent: string[];
+  deleted: string[];
+  /** Sent, but the remote listing afterwards did not show them whole: tried again next time. */
+  notLanded: string[];
+  bytes: number;
+}
+
+export function targetKey(t: SyncTarget): string {
+  return `${t.system}:${t.remoteRoot}`;
+}
+
+function kindOf(e: FileEntry): RemoteFile['kind'] {
+  return e.kind === 'directory' ? 'dir' : e.kind === 'symlink' ? 'link' : 'file';
+}
+
+/** The remote folder as one recursive listing (names relative to it); `exists` false when it is not there. */
+export async function listRemote(client: FirecrestClient, t: SyncTarget, signal?: AbortSignal): Promise<{ files: Map<string, RemoteFile>; exists: boolean }> {
+  let entries: FileEntry[];
+  try {
+    entries = await client.list(t.system, t.remoteRoot, { recursive: true, showHidden: true, signal });
+  } catch (e) {
+    if (e instanceof NotFoundError) return { files: new Map(), exists: false };
+    throw e;
+  }
+  const files = new Map<string, RemoteFile>();
+  for (const e of entries) {
+    if (e.name === ARCHIVE_NAME) continue;
+    files.set(e.name, { rel: e.name, kind: kindOf(e), size: e.size, mtime: e.mtime });
+  }
+  return { files, exists: true };
+}
+
+/** Everything a sync would do, without doing it (the preview). */
+export async function previewSync(client: FirecrestClient, t: SyncTarget, o: SyncOptions): Promise<SyncPreview> {
+  o.onProgress?.({ message: 'comparing the local folder with the cluster' });
+  const [local, stored, remote] = await Promise.all([scanLocal(t.localRoot, o), o.store.load(), listRemote(client, t, o.signal)]);
+  const manifest = stored?.target === targetKey(t) ? stored : emptyManifest(targetKey(t));
+  return { target: t, plan: planSync(local.files, remote.files, manifest), local, remote: remote.files, remoteExists: remote.exists, manifest };
+}
+
+async function archiveOf(root: string, rels: string[]): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  // portable: no uid/gid/user names (the cluster's own user owns what is extracted); modes and mtimes stay.
+  const stream = createTar({ gzip: true, cwd: root, portable: true, follow: false, noDirRecurse: true }, rels);
+  for await (const chunk of stream) chunks.push(chunk);
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  await Promise.all(Array.from({ length: Math.min(n, queue.length) }, async () => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await fn(item);
+  }));
+}
+
+/** Carries out `preview.plan`: sends what it says (and the conflicts kept local), then records what landed. */
+export async function runSync(client: FirecrestClient, preview: SyncPreview, o: SyncOptions & RunOptions): Promise<SyncResult> {
+  const { target: t, plan, local, manifest } = preview;
+  const keep = new Set(o.keepLocal ?? []);
+  const send: LocalFile[] = [...plan.upload, ...plan.replace, ...plan.conflicts.filter((c) => keep.has(c.rel))]
+    .map((i) => local.files.get(i.rel))
+    .filter((f): f is LocalFile => f !== undefined);
+  const toDelete = o.deleteRemote ? plan.delete : [];
+  const result: SyncResult = { sent: [], deleted: [], notLanded: [], bytes: 0 };
+  if (send.length === 0 && toDelete.length === 0) return result;
+
+  // Marked first: a sync cut off from here on is repaired by the next one, not called a conflict.
+  manifest.pending = [...new Set([...(manifest.pending ?? []), ...send.map((f) => f.rel)])];
+  await o.store.save(manifest);
+  if (!preview.remoteExists) await client.mkdir(t.system, t.remoteRoot, { parents: true, signal: o.signal });
+
+  const limit = o.smallFileLimit ?? 1024 * 1024;
+  const small = send.filter((f) => f.kind === 'link' || f.size <= limit);
+  const large = send.filter((f) => f.kind === 'file' && f.size > limit);
+  if (small.length) {
+    o.onProgress?.({ message: `packing ${small.length} file(s)` });
+    const archive = await archiveOf(t.localRoot, small.map((f) => f.rel));
+    const remoteArchive = posix.join(t.remoteRoot, ARCHIVE_NAME);
+    const direct = o.directLimit ?? (await client.systems({ signal: o.signal })).find((s) => s.name === t.system)?.maxDirectTransferSize ?? 0;
+    o.onProgress?.({ message: `sending ${small.length} file(s) in one archive (${archive.length} bytes)` });
+    if (archive.length <= direct) await client.uploadSmall(t.system, t.remoteRoot, ARCHIVE_NAME, archive, { signal: o.signal });
+    else await client.transfers.uploadBytes(t.system, archive, remoteArchive, { signal: o.signal });
+    o.onProgress?.({ message: 'unpacking on the cluster' });
+    await client.extract(t.system, remoteArchive, t.remoteRoot, { compression: 'gzip', signal: o.signal });
+  }
+  let done = 0;
+  await inParallel(large, 2, async (f) => {
+    const remotePath = posix.join(t.remoteRoot, f.rel);
+    o.onProgress?.({ message: `sending ${f.rel}`, done, total: large.length });
+    await client.mkdir(t.system, posix.dirname(remotePath), { parents: true, signal: o.signal });
+    await client.transfers.uploadFile(t.system, localPathOf(t.localRoot, f.rel), remotePath, { signal: o.signal });
+    if (f.executable) await client.chmod(t.system, remotePath, '755', { signal: o.signal });
+    done++;
+  });
+  for (const rel of toDelete) {
+    await client.remove(t.system, posix.join(t.remoteRoot, rel), { signal: o.signal });
+    result.deleted.push(rel);
+    delete manifest.files[rel];
+  }
+
+  // What really landed: the manifest advances only for files the cluster shows whole.
+  const after = await listRemote(client, t, o.signal);
+  const pending = new Set(manifest.pending);
+  for (const f of send) {
+    const r = after.files.get(f.rel);
+    const whole = r !== undefined && r.kind === (f.kind === 'link' ? 'link' : 'file') && (f.kind === 'link' || r.size === f.size);
+    if (!whole) {
+      result.notLanded.push(f.rel);
+      continue;
+    }
+    manifest.files[f.rel] = { size: f.size, mtimeMs: f.mtimeMs, kind: f.kind, linkTarget: f.linkTarget, remoteSize: r.size, remoteMtime: r.mtime };
+    pending.delete(f.rel);
+    result.sent.push(f.rel);
+    result.bytes += f.size;
+  }
+  manifest.pending = pending.size ? [...pending] : undefined;
+  await o.store.save(manifest);
+  return result;
+}

@@ -1,0 +1,3 @@
+import { syncSuite } from './syncCases';
+
+syncSuite('v2');

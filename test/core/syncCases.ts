@@ -1,0 +1,191 @@
+/**
+ * Sync to Cluster (issue #21) against the target deployment, shared by the v2 and v1 suites:
+ * a cold sync of a generated project (1,000 files in nested folders, names with spaces and
+ * unicode, an executable script, a 20 MiB data file) compared with the remote tree by mode and
+ * SHA-256; a warm sync; a conflict; .gitignore rules; a sync cut off by a dropped connection.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { x as extractTar } from 'tar';
+import type { FirecrestClient } from '../../src/core/index';
+import type { Manifest } from '../../src/core/sync/plan';
+import { ARCHIVE_NAME, previewSync, runSync, type ManifestStore, type SyncOptions, type SyncTarget } from '../../src/core/sync/syncToCluster';
+import { client, gateway, scratchDir, t } from './support';
+
+const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
+
+function memoryStore(): ManifestStore & { current?: Manifest } {
+  const s: ManifestStore & { current?: Manifest } = {
+    load: async () => (s.current ? (JSON.parse(JSON.stringify(s.current)) as Manifest) : undefined),
+    save: async (m) => { s.current = JSON.parse(JSON.stringify(m)) as Manifest; },
+  };
+  return s;
+}
+
+/** 1,000 files: 10 × 10 folders of 10, some names with spaces and accents, one script, one 20 MiB file. */
+function makeProject(root: string, bigMiB: number): void {
+  for (let a = 0; a < 10; a++) {
+    for (let b = 0; b < 10; b++) {
+      const dir = join(root, a === 3 ? `data set ${a}` : `mod${a}`, b === 7 ? `sous-dossier é${b}` : `sub${b}`);
+      mkdirSync(dir, { recursive: true });
+      for (let c = 0; c < 10; c++) {
+        const name = c === 5 ? `résumé ñ ${c}.txt` : `file${c}.py`;
+        writeFileSync(join(dir, name), `# ${a}/${b}/${c}\n${'x'.repeat((a * 100 + b * 10 + c) % 700)}\n`);
+      }
+    }
+  }
+  // 999 generated, the script and the data file: 1,001 files (and two .gitignore files).
+  rmSync(join(root, 'mod0', 'sub0', 'file0.py'));
+  writeFileSync(join(root, 'run.sh'), '#!/bin/bash\necho "hello from the synced project"\n');
+  chmodSync(join(root, 'run.sh'), 0o755);
+  const big = Buffer.alloc(bigMiB * 1024 * 1024);
+  for (let i = 0; i < big.length; i += 4096) big.writeUInt32LE(i * 2654435761 >>> 0, i);
+  writeFileSync(join(root, 'data.bin'), big);
+}
+
+function localTree(root: string, skip: (rel: string) => boolean = () => false): Map<string, { sha: string; exec: boolean }> {
+  const out = new Map<string, { sha: string; exec: boolean }>();
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      const rel = relative(root, p).split('\\').join('/');
+      if (skip(rel)) continue;
+      if (e.isDirectory()) walk(p);
+      else out.set(rel, { sha: sha(readFileSync(p)), exec: (statSync(p).mode & 0o100) !== 0 });
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** The remote folder as it is: compressed on the cluster, brought back, unpacked here. */
+async function remoteTree(c: FirecrestClient, remoteRoot: string, work: string): Promise<Map<string, { sha: string; exec: boolean }>> {
+  const archive = `${remoteRoot}.check.tar.gz`;
+  await c.compress(t.system, remoteRoot, archive, { compression: 'gzip' });
+  const local = join(work, `check-${Date.now()}.tar.gz`);
+  await c.transfers.downloadFile(t.system, archive, local);
+  await c.remove(t.system, archive);
+  const out = join(work, `check-${Date.now()}`);
+  mkdirSync(out);
+  await extractTar({ file: local, cwd: out });
+  const base = remoteRoot.split('/').pop() ?? '';
+  return localTree(join(out, base), (rel) => rel === ARCHIVE_NAME);
+}
+
+export function syncSuite(api: 'v1' | 'v2'): void {
+  void describe(`Sync to Cluster (${api})`, () => {
+    let c: FirecrestClient;
+    let work: string;
+    let project: string;
+    let remoteRoot: string;
+    const store = memoryStore();
+    let directLimit = 0;
+    const opts = (): SyncOptions => ({ store, directLimit });
+    let target: SyncTarget;
+
+    before(async () => {
+      c = await client({}, { apiVersion: api });
+      work = mkdtempSync(join(tmpdir(), 'f7t-sync-'));
+      project = join(work, 'project');
+      mkdirSync(project);
+      makeProject(project, 20);
+      writeFileSync(join(project, '.gitignore'), 'build/\n*.log\n');
+      mkdirSync(join(project, 'build'));
+      writeFileSync(join(project, 'build', 'out.o'), 'object');
+      writeFileSync(join(project, 'debug.log'), 'log');
+      mkdirSync(join(project, 'mod1', 'cache'), { recursive: true });
+      writeFileSync(join(project, 'mod1', '.gitignore'), 'cache/\n');
+      writeFileSync(join(project, 'mod1', 'cache', 'big.tmp'), 'temp');
+      const base = await scratchDir(c, `sync-${api}`);
+      remoteRoot = `${base}/project`;
+      target = { system: t.system, remoteRoot, localRoot: project };
+      directLimit = (await c.systems()).find((s) => s.name === t.system)?.maxDirectTransferSize ?? 0;
+    });
+    after(async () => {
+      await gateway.clearFaults().catch(() => undefined);
+      await c.remove(t.system, remoteRoot.replace(/\/project$/, '')).catch(() => undefined);
+      await c.dispose();
+      rmSync(work, { recursive: true, force: true });
+    });
+
+    void it('a cold sync of 1,000 files makes the remote tree equal the local one, modes and SHA-256 included; .gitignore rules hold', async () => {
+      const preview = await previewSync(c, target, opts());
+      assert.equal(preview.remoteExists, false);
+      const ignored = ['build/out.o', 'debug.log', 'mod1/cache/big.tmp'];
+      for (const rel of ignored) assert.ok(!preview.local.files.has(rel), `${rel} is ignored`);
+      assert.equal(preview.plan.upload.length, 1003, 'every file but the ignored ones (the .gitignore files too)');
+      const result = await runSync(c, preview, opts());
+      assert.deepEqual(result.notLanded, []);
+      assert.equal(result.sent.length, 1003);
+      const want = localTree(project, (rel) => rel.startsWith('build') || rel === 'debug.log' || rel.startsWith('mod1/cache'));
+      const got = await remoteTree(c, remoteRoot, work);
+      assert.equal(got.size, want.size);
+      for (const [rel, w] of want) assert.deepEqual(got.get(rel), w, rel);
+      assert.equal(got.get('run.sh')?.exec, true, 'the script is executable on the cluster');
+      assert.equal(store.current?.pending, undefined);
+      // Nothing changed: one listing, nothing to send.
+      const again = await previewSync(c, target, opts());
+      assert.equal(again.plan.upload.length + again.plan.replace.length + again.plan.conflicts.length, 0, JSON.stringify(again.plan).slice(0, 400));
+    });
+
+    void it('a warm sync sends the 3 edited files and the new one; the deleted one goes only with deleteRemote', async () => {
+      const edited = ['mod2/sub2/file2.py', 'data set 3/sub4/file1.py', 'run.sh'];
+      for (const rel of edited) writeFileSync(join(project, rel), `edited ${rel}\n`, { flag: 'a' });
+      writeFileSync(join(project, 'mod9', 'new file.py'), 'print("new")\n');
+      rmSync(join(project, 'mod4', 'sub4', 'file4.py'));
+      const preview = await previewSync(c, target, opts());
+      assert.deepEqual(preview.plan.upload.map((i) => i.rel), ['mod9/new file.py']);
+      assert.deepEqual(preview.plan.replace.map((i) => i.rel).sort(), [...edited].sort());
+      assert.deepEqual(preview.plan.delete, ['mod4/sub4/file4.py']);
+      const result = await runSync(c, preview, opts());
+      assert.equal(result.sent.length, 4);
+      assert.deepEqual(result.deleted, [], 'no delete without deleteRemote');
+      const withDelete = await runSync(c, await previewSync(c, target, opts()), { ...opts(), deleteRemote: true });
+      assert.deepEqual(withDelete.deleted, ['mod4/sub4/file4.py']);
+      const got = await remoteTree(c, remoteRoot, work);
+      assert.equal(got.has('mod4/sub4/file4.py'), false);
+      for (const rel of [...edited, 'mod9/new file.py']) assert.equal(got.get(rel)?.sha, sha(readFileSync(join(project, rel))), rel);
+      assert.equal(got.get('run.sh')?.exec, true);
+    });
+
+    void it('a file changed on both sides is a conflict: left alone, then replaced only when the local side is kept', async () => {
+      const rel = 'mod5/sub5/file6.py';
+      const remotePath = `${remoteRoot}/${rel}`;
+      await c.uploadSmall(t.system, remotePath.slice(0, remotePath.lastIndexOf('/')), 'file6.py', new TextEncoder().encode('changed on the cluster\n'));
+      writeFileSync(join(project, rel), 'changed here\n');
+      const preview = await previewSync(c, target, opts());
+      assert.deepEqual(preview.plan.conflicts.map((x) => [x.rel, x.reason]), [[rel, 'both changed']]);
+      await runSync(c, preview, opts());
+      assert.equal(new TextDecoder().decode(await c.downloadSmall(t.system, remotePath)), 'changed on the cluster\n', 'not overwritten silently');
+      const kept = await runSync(c, await previewSync(c, target, opts()), { ...opts(), keepLocal: [rel] });
+      assert.deepEqual(kept.sent, [rel]);
+      assert.equal(new TextDecoder().decode(await c.downloadSmall(t.system, remotePath)), 'changed here\n');
+    });
+
+    void it('a sync cut off by a dropped connection leaves the manifest behind; the next one finishes without a conflict', { skip: t.gateway ? false : 'needs the gateway\'s fault switches' }, async () => {
+      const rels = ['mod6/sub1/file1.py', 'mod6/sub2/file2.py', 'mod7/sub3/file3.py', 'mod8/sub8/file8.py'];
+      for (const rel of rels) {
+        writeFileSync(join(project, rel), `round two ${rel}\n`);
+        const future = new Date(Date.now() + 5000);
+        utimesSync(join(project, rel), future, future);
+      }
+      // The extract happens on the cluster, but its answer never comes back.
+      const route = api === 'v2' ? '^POST /v2/filesystem/[^/]+/ops/extract$' : '^POST /v1/utilities/extract$';
+      await gateway.faults({ dropAfter: { next: 1, match: route } });
+      await assert.rejects(runSync(c, await previewSync(c, target, opts()), opts()));
+      await gateway.clearFaults();
+      assert.deepEqual([...(store.current?.pending ?? [])].sort(), [...rels].sort(), 'the files being sent are marked');
+      const preview = await previewSync(c, target, opts());
+      assert.deepEqual(preview.plan.conflicts, [], 'its own half-done work is not a conflict');
+      assert.deepEqual(preview.plan.replace.map((i) => i.rel).sort(), [...rels].sort());
+      const result = await runSync(c, preview, opts());
+      assert.deepEqual(result.notLanded, []);
+      assert.equal(store.current?.pending, undefined);
+      for (const rel of rels) assert.equal(new TextDecoder().decode(await c.downloadSmall(t.system, `${remoteRoot}/${rel}`)), `round two ${rel}\n`);
+    });
+  });
+}
