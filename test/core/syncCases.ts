@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { x as extractTar } from 'tar';
 import type { FirecrestClient } from '../../src/core/index';
 import type { Manifest } from '../../src/core/sync/plan';
+import { previewFetch, runFetch } from '../../src/core/sync/fetchFromCluster';
 import { ARCHIVE_NAME, previewSync, runSync, type ManifestStore, type SyncOptions, type SyncTarget } from '../../src/core/sync/syncToCluster';
 import { client, gateway, scratchDir, t } from './support';
 
@@ -186,6 +187,36 @@ export function syncSuite(api: 'v1' | 'v2'): void {
       assert.deepEqual(result.notLanded, []);
       assert.equal(store.current?.pending, undefined);
       for (const rel of rels) assert.equal(new TextDecoder().decode(await c.downloadSmall(t.system, `${remoteRoot}/${rel}`)), `round two ${rel}\n`);
+    });
+
+    void it('fetches the results a job wrote (one archive for many small files), and never overwrites a local change', async () => {
+      const script = [
+        '#!/bin/bash',
+        '#SBATCH --time=00:02:00',
+        '#SBATCH --output=job-output.txt',
+        'mkdir -p results',
+        'for i in 1 2 3 4 5 6; do echo "result $i of $(hostname)" > "results/part $i.txt"; done',
+        'head -c 3000000 /dev/zero | tr "\\0" r > results/large.dat',
+        'echo done > summary.out',
+      ].join('\n');
+      const jobId = await c.submitJob(t.system, { script: `${script}\n`, workingDirectory: remoteRoot, name: 'f7t-sync-results' });
+      const job = await c.waitForJob(t.system, jobId, { overallTimeoutMs: 120_000 });
+      assert.match(job.state, /COMPLETED/);
+      writeFileSync(join(project, 'summary.out'), 'my own notes\n');
+      const preview = await previewFetch(c, target, { ...opts(), include: ['results/', '*.out'] });
+      assert.deepEqual(preview.plan.download.map((i) => i.rel).sort(), ['results/large.dat', ...[1, 2, 3, 4, 5, 6].map((i) => `results/part ${i}.txt`)].sort());
+      assert.deepEqual(preview.plan.conflicts.map((i) => i.rel), ['summary.out'], 'a local file the last sync did not bring is not overwritten');
+      const result = await runFetch(c, preview, { ...opts(), include: ['results/', '*.out'], smallFileLimit: 64 * 1024 });
+      assert.equal(result.fetched.length, 7);
+      for (let i = 1; i <= 6; i++) assert.match(readFileSync(join(project, 'results', `part ${i}.txt`), 'utf8'), new RegExp(`^result ${i} of `));
+      assert.equal(statSync(join(project, 'results', 'large.dat')).size, 3_000_000);
+      assert.equal(readFileSync(join(project, 'summary.out'), 'utf8'), 'my own notes\n');
+      // Fetched files are known to the manifest: nothing to send back, nothing to fetch again.
+      const again = await previewFetch(c, target, { ...opts(), include: ['results/'] });
+      assert.equal(again.plan.download.length, 0);
+      const back = await previewSync(c, target, opts());
+      assert.equal(back.plan.conflicts.filter((x) => x.rel.startsWith('results/')).length, 0);
+      assert.equal(back.plan.upload.filter((x) => x.rel.startsWith('results/')).length, 0);
     });
   });
 }

@@ -21,6 +21,8 @@ import { localPathOf, scanLocal, type LocalFile, type LocalScan, type ScanOption
 import { emptyManifest, planSync, type Manifest, type RemoteFile, type SyncPlan } from './plan';
 
 export const ARCHIVE_NAME = '.f7t-sync.tar.gz';
+/** Where Fetch from Cluster packs what it brings back (removed after the download). */
+export const FETCH_ARCHIVE_NAME = '.f7t-fetch.tar.gz';
 
 export interface SyncTarget {
   system: string;
@@ -87,7 +89,7 @@ export async function listRemote(client: FirecrestClient, t: SyncTarget, signal?
   }
   const files = new Map<string, RemoteFile>();
   for (const e of entries) {
-    if (e.name === ARCHIVE_NAME) continue;
+    if (e.name === ARCHIVE_NAME || e.name === FETCH_ARCHIVE_NAME) continue;
     files.set(e.name, { rel: e.name, kind: kindOf(e), size: e.size, mtime: e.mtime });
   }
   return { files, exists: true };
