@@ -31,6 +31,8 @@ const LAZY = {
   'src/core/search/clusterSearch.ts': 'search',
   // OpenID Connect sign-in (openid-client, jose): first used by a browser sign-in or an OIDC profile's token refresh.
   'src/core/auth/oidc.ts': 'oidc',
+  // Sync and Fetch of local projects (ignore, tar): first used by a sync.
+  'src/core/sync/index.ts': 'sync',
 };
 /** Module or package -> bundle, for what several bundles import. */
 const SHARED = {
@@ -58,6 +60,8 @@ const SHARED = {
   zod: 'zod',
   // HTTP: the client's pools, and the OIDC sign-in's fetch.
   undici: 'undici',
+  // Archives: the client's empty-file upload, and the sync's archives.
+  tar: 'tar',
 };
 /** Bundles loaded at activation; the others load on first use and activation may not require them. */
 const EAGER = new Set(['extension', 'shared']);

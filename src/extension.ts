@@ -29,6 +29,7 @@ import { registerFileSystem } from './fs/register';
 import { stagedLargeFiles } from './fs/stagedLargeFiles';
 import { registerSbatch } from './sbatch/register';
 import { registerSearch } from './search/register';
+import { registerSync } from './sync/register';
 import { registerAccounting } from './webviews/accounting/register';
 import { registerTransfers } from './webviews/transfers/register';
 
@@ -71,6 +72,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   context.subscriptions.push(registerSbatch(services));
   context.subscriptions.push(registerAccounting(services));
   context.subscriptions.push(registerSearch(services, remoteFiles.provider.onDidChangeFile));
+  context.subscriptions.push(registerSync(services));
 
   const activationMs = performance.now() - started;
   // The client, the accounting panel and zod are bundles of their own that nothing above may load.
