@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -15,6 +15,7 @@ import type { FirecrestClient } from '../../src/core/index';
 import type { Manifest } from '../../src/core/sync/plan';
 import { previewFetch, runFetch } from '../../src/core/sync/fetchFromCluster';
 import { ARCHIVE_NAME, previewSync, runSync, type ManifestStore, type SyncOptions, type SyncTarget } from '../../src/core/sync/syncToCluster';
+import { makeProject } from '../support/syncProject';
 import { client, gateway, scratchDir, t } from './support';
 
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex');
@@ -25,27 +26,6 @@ function memoryStore(): ManifestStore & { current?: Manifest } {
     save: async (m) => { s.current = JSON.parse(JSON.stringify(m)) as Manifest; },
   };
   return s;
-}
-
-/** 1,000 files: 10 × 10 folders of 10, some names with spaces and accents, one script, one 20 MiB file. */
-function makeProject(root: string, bigMiB: number): void {
-  for (let a = 0; a < 10; a++) {
-    for (let b = 0; b < 10; b++) {
-      const dir = join(root, a === 3 ? `data set ${a}` : `mod${a}`, b === 7 ? `sous-dossier é${b}` : `sub${b}`);
-      mkdirSync(dir, { recursive: true });
-      for (let c = 0; c < 10; c++) {
-        const name = c === 5 ? `résumé ñ ${c}.txt` : `file${c}.py`;
-        writeFileSync(join(dir, name), `# ${a}/${b}/${c}\n${'x'.repeat((a * 100 + b * 10 + c) % 700)}\n`);
-      }
-    }
-  }
-  // 999 generated, the script and the data file: 1,001 files (and two .gitignore files).
-  rmSync(join(root, 'mod0', 'sub0', 'file0.py'));
-  writeFileSync(join(root, 'run.sh'), '#!/bin/bash\necho "hello from the synced project"\n');
-  chmodSync(join(root, 'run.sh'), 0o755);
-  const big = Buffer.alloc(bigMiB * 1024 * 1024);
-  for (let i = 0; i < big.length; i += 4096) big.writeUInt32LE(i * 2654435761 >>> 0, i);
-  writeFileSync(join(root, 'data.bin'), big);
 }
 
 function localTree(root: string, skip: (rel: string) => boolean = () => false): Map<string, { sha: string; exec: boolean }> {
