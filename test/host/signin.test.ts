@@ -98,15 +98,20 @@ describe('Sign in as a person (OpenID Connect)', function () {
   it('a session ended at the identity provider signs the profile out once; Sign In brings it back', async () => {
     const api = await extensionApi();
     assert.equal(api.connections.connections().find((c) => c.profile.name === PROFILE)?.state, 'connected');
+    const client = await api.connections.client(PROFILE);
+    const user = (await client.userInfo(t.system)).user.name;
+    const file = vscode.Uri.from({ scheme: 'firecrest', authority: `${PROFILE}@${t.system}`, path: `/home/${user}/fc-oidc-save-${Math.random().toString(36).slice(2, 8)}.txt` });
+    await vscode.workspace.fs.writeFile(file, new TextEncoder().encode('before\n'));
     await adminCall(admin, 'POST', '/idp/revoke', { login: 'alice' });
     // The access token in hand still works until it is due for renewal; the renewal is refused.
-    const client = await api.connections.client(PROFILE);
     await waitFor('the profile to be signed out', async () => {
       await client.userInfo(t.system).catch(() => undefined);
       return api.connections.connections().find((c) => c.profile.name === PROFILE)?.state === 'signed-out';
     }, 90_000);
     assert.equal((firecrestLogText(api).match(/The sign-in to "oidc-test" has ended/g) ?? []).length, 1, 'said once');
     assert.deepEqual(await api.accounts?.getSessions([PROFILE], {}), []);
+    // A save meanwhile fails cleanly (the editor stays dirty), and nothing of it reaches the file.
+    await assert.rejects(Promise.resolve(vscode.workspace.fs.writeFile(file, new TextEncoder().encode('during\n'))));
 
     const alice = g?.idpUsers?.find((u) => u.login === 'alice');
     assert.ok(alice);
@@ -114,6 +119,8 @@ describe('Sign in as a person (OpenID Connect)', function () {
     await vscode.commands.executeCommand('firecrest.signIn', { name: PROFILE, flow: 'browser', openUrl: (url: string) => { browsing = new IdpBrowser(alice).browse(url); } });
     await browsing;
     await waitFor('connected again', () => api.connections.connections().find((c) => c.profile.name === PROFILE)?.state === 'connected');
+    assert.equal(new TextDecoder().decode(await vscode.workspace.fs.readFile(file)), 'before\n');
+    await vscode.workspace.fs.delete(file);
   });
 
   it('signing out from the Accounts menu revokes the refresh token and signs the profile out', async () => {

@@ -8,11 +8,11 @@ import { emptyManifest, planSync, type Manifest, type RemoteFile } from '../../s
 
 const file = (rel: string, size: number, mtimeMs = 1_000_000): LocalFile => ({ rel, kind: 'file', size, mtimeMs, executable: false });
 const remote = (rel: string, size: number, mtime = 2_000_000): RemoteFile => ({ rel, kind: 'file', size, mtime });
-const synced = (rel: string, size: number): Manifest['files'][string] => ({ size, mtimeMs: 1_000_000, kind: 'file', remoteSize: size, remoteMtime: 2_000_000 });
+const synced = (size: number): Manifest['files'][string] => ({ size, mtimeMs: 1_000_000, kind: 'file', remoteSize: size, remoteMtime: 2_000_000 });
 
 void describe('sync plan', () => {
   void it('sends new and changed files, leaves unchanged ones, and never overwrites a remote change', () => {
-    const m: Manifest = { ...emptyManifest('sys:/p'), files: { same: synced('same', 3), edited: synced('edited', 3), theirs: synced('theirs', 3), both: synced('both', 3), gone: synced('gone', 3) } };
+    const m: Manifest = { ...emptyManifest('sys:/p'), files: { same: synced(3), edited: synced(3), theirs: synced(3), both: synced(3), gone: synced(3) } };
     const local = new Map([file('new', 5), file('same', 3), file('edited', 4), file('theirs', 3), file('both', 9), file('stranger', 1)].map((f) => [f.rel, f]));
     const rem = new Map([remote('same', 3), remote('edited', 3), remote('theirs', 7, 3_000_000), remote('both', 8, 3_000_000), remote('stranger', 1), remote('gone', 3)].map((r) => [r.rel, r]));
     const plan = planSync(local, rem, m);
@@ -26,7 +26,7 @@ void describe('sync plan', () => {
   });
 
   void it('repairs what a cut-off sync was sending without calling it a conflict', () => {
-    const m: Manifest = { ...emptyManifest('sys:/p'), files: { a: synced('a', 3) }, pending: ['a', 'b'] };
+    const m: Manifest = { ...emptyManifest('sys:/p'), files: { a: synced(3) }, pending: ['a', 'b'] };
     const local = new Map([file('a', 4, 5), file('b', 2)].map((f) => [f.rel, f]));
     const rem = new Map([remote('a', 1, 9_000_000), remote('b', 1, 9_000_000)].map((r) => [r.rel, r]));
     const plan = planSync(local, rem, m);
@@ -35,7 +35,7 @@ void describe('sync plan', () => {
   });
 
   void it("a deleted remote file is sent again; a remote folder in a file's place is a conflict", () => {
-    const m: Manifest = { ...emptyManifest('sys:/p'), files: { a: synced('a', 3) } };
+    const m: Manifest = { ...emptyManifest('sys:/p'), files: { a: synced(3) } };
     const local = new Map([file('a', 3), file('d', 1)].map((f) => [f.rel, f]));
     const rem = new Map<string, RemoteFile>([['d', { rel: 'd', kind: 'dir', size: 4096, mtime: 0 }]]);
     const plan = planSync(local, rem, m);
