@@ -56,26 +56,27 @@ describe('workbench shell', () => {
 });
 
 describe('Add Connection, step by step', () => {
-  it('walks through the six prompts, checks the server and saves the connection', async function () {
+  it('walks through the prompts (client credentials), checks the server and saves the connection', async function () {
     const url = process.env.FIRECREST_URL;
     if (!url || !process.env.FIRECREST_CLIENT_SECRET) return this.skip();
     const page = await openWorkbench();
     await runCommand(page, 'FirecREST: Add Connection…');
     const widget = page.locator('.quick-input-widget');
-    // Each prompt replaces the previous one: wait for its "(n/6)" title before typing.
+    // Each prompt replaces the previous one: wait for its "(n/7)" title before typing.
     const answer = async (step: number, text: string) => {
-      await widget.locator('.quick-input-title').filter({ hasText: `(${step}/6)` }).waitFor();
+      await widget.locator('.quick-input-title').filter({ hasText: `(${step}/7)` }).waitFor();
       await widget.locator('input').fill(text);
       await page.keyboard.press('Enter');
     };
     await answer(1, 'ui-added');
     await answer(2, url);
     await answer(3, 'v2');
-    await answer(4, process.env.FIRECREST_TOKEN_URL ?? '');
-    await answer(5, process.env.FIRECREST_CLIENT_ID ?? '');
+    await answer(4, 'Client credentials');
+    await answer(5, process.env.FIRECREST_TOKEN_URL ?? '');
+    await answer(6, process.env.FIRECREST_CLIENT_ID ?? '');
     await widget.locator('input[type="password"]').waitFor();
     await screenshot(page, 'shell-add-connection-secret');
-    await answer(6, process.env.FIRECREST_CLIENT_SECRET ?? '');
+    await answer(7, process.env.FIRECREST_CLIENT_SECRET ?? '');
     await page.locator('.notifications-toasts').getByText('Connection ui-added added').first().waitFor({ timeout: 30_000 });
     await screenshot(page, 'shell-add-connection-done');
     // With two connections the Systems view shows one node per connection; its context menu removes it.

@@ -92,12 +92,13 @@ describe('API v1 connection (UI)', () => {
     };
 
     await runCommand(page, 'FirecREST: Add Connection…');
-    await answer(1, 6, NAME);
-    await answer(2, 6, url);
-    await answer(3, 6, 'v1');
-    await answer(4, 6, process.env.FIRECREST_TOKEN_URL ?? '');
-    await answer(5, 6, process.env.FIRECREST_CLIENT_ID ?? '');
-    await answer(6, 6, process.env.FIRECREST_CLIENT_SECRET ?? '');
+    await answer(1, 7, NAME);
+    await answer(2, 7, url);
+    await answer(3, 7, 'v1');
+    await answer(4, 7, 'Client credentials');
+    await answer(5, 7, process.env.FIRECREST_TOKEN_URL ?? '');
+    await answer(6, 7, process.env.FIRECREST_CLIENT_ID ?? '');
+    await answer(7, 7, process.env.FIRECREST_CLIENT_SECRET ?? '');
     await page.locator('.notifications-toasts').getByText(`Connection ${NAME} added`).first().waitFor({ timeout: 30_000 });
 
     // The form: a name the server would refuse is flagged while typing.
