@@ -70,19 +70,24 @@ export async function scanLocal(root: string, o: ScanOptions = {}): Promise<Loca
       skipped.push({ rel: dirRel || '.', why: `cannot be read: ${(e as Error).message}` });
       return;
     }
-    for (const name of names) {
+    // Every entry of a folder is looked at in parallel; the folders below, too.
+    const entries = await Promise.all(names.map(async (name) => {
       const rel = dirRel ? `${dirRel}/${name}` : name;
-      const path = join(abs, name);
-      let st;
       try {
-        st = await lstat(path);
+        return { name, rel, st: await lstat(join(abs, name)) };
       } catch (e) {
         skipped.push({ rel, why: `cannot be read: ${(e as Error).message}` });
-        continue;
+        return undefined;
       }
+    }));
+    const below: Promise<void>[] = [];
+    for (const entry of entries) {
+      if (!entry) continue;
+      const { rel, st } = entry;
+      const path = join(abs, entry.name);
       if (ignoredBy(rules, rel, st.isDirectory())) continue;
       if (st.isDirectory()) {
-        await walk(rel, rules);
+        below.push(walk(rel, rules));
       } else if (st.isSymbolicLink()) {
         const target = await readlink(path);
         const real = await realpath(path).catch(() => resolve(dirname(path), target));
@@ -98,9 +103,11 @@ export async function scanLocal(root: string, o: ScanOptions = {}): Promise<Loca
         skipped.push({ rel, why: 'not a regular file' });
       }
     }
+    await Promise.all(below);
   };
   await walk('', [rootRules]);
-  return { files, skipped };
+  // In path order, whatever order the parallel walk finished in.
+  return { files: new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))), skipped: skipped.sort((a, b) => (a.rel < b.rel ? -1 : 1)) };
 }
 
 /** `rel` as a path below `root` on this machine. */
