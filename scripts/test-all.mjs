@@ -17,11 +17,11 @@ const steps = [
   ['core', 'npm', ['run', '-s', 'test:core'], 'suites'],
   ['reliability', 'npm', ['run', '-s', 'test:reliability'], 'suites'],
   // The person's sign-in is a 5-minute session at a person's pace (a save and a listing a second):
-  // it runs in a VS Code of its own beside the API v1 run instead of after everything else.
-  ['host', 'node', ['scripts/run-host-tests.mjs', '--no-build', '--skip-files', 'signin']],
-  // The feature suites again on an API v1 connection (the build step above already built).
-  ['host-v1', 'node', ['scripts/run-host-tests.mjs', '--no-build', '--api', 'v1', '--files', 'fs.,fs-large,fs-commands,systems,jobs,accounting,sbatch'], 'hosts'],
+  // it runs in a VS Code of its own beside the longest host run instead of after everything else.
+  ['host', 'node', ['scripts/run-host-tests.mjs', '--no-build', '--skip-files', 'signin'], 'hosts'],
   ['host-signin', 'node', ['scripts/run-host-tests.mjs', '--no-build', '--files', 'signin'], 'hosts'],
+  // The feature suites again on an API v1 connection (the build step above already built).
+  ['host-v1', 'node', ['scripts/run-host-tests.mjs', '--no-build', '--api', 'v1', '--files', 'fs.,fs-large,fs-commands,systems,jobs,accounting,sbatch']],
   ['ui', 'npm', ['run', '-s', 'test:ui']],
 ].filter(([name]) => !(process.env.SKIP_STEPS ?? '').split(',').includes(name));
 
@@ -94,7 +94,7 @@ const total = timings.reduce((s, x) => s + x.seconds, 0);
 console.log('\nstep         seconds  share  result');
 for (const x of timings) console.log(`${x.name.padEnd(12)} ${x.seconds.toFixed(1).padStart(7)}  ${((100 * x.seconds) / (total || 1)).toFixed(0).padStart(4)}%  ${x.ok ? 'ok' : 'FAILED'}`);
 console.log(`${'total'.padEnd(12)} ${total.toFixed(1).padStart(7)}  (steps added up)`);
-console.log(`${'wall'.padEnd(12)} ${((Date.now() - wallStarted) / 1000).toFixed(1).padStart(7)}  (lint, types and unit side by side; gateway, core and reliability too; host-v1 and host-signin too)`);
+console.log(`${'wall'.padEnd(12)} ${((Date.now() - wallStarted) / 1000).toFixed(1).padStart(7)}  (lint, types and unit side by side; gateway, core and reliability too; host and host-signin too)`);
 if (digest.length) console.log(`\nfailures (first lines of each report):\n${digest.join('\n')}`);
 if (failedSteps.length) console.log(`\nfailed steps: ${failedSteps.join(', ')}`);
 if (failedSteps.length && failed === 0) failed = failedSteps.length;
