@@ -19,6 +19,7 @@ import { loadedBundles } from './common/lazyBundles';
 import { OutputLog } from './common/log';
 import type { ExtensionServices } from './common/services';
 import { JobDependencies } from './common/jobDependencies';
+import { JobFollowUps } from './common/jobFollowUps';
 import { ConnectionStatusBar } from './common/statusBar';
 import { TransferEvents } from './common/transferEvents';
 import { UploadResumeStore } from './common/uploadResumeStore';
@@ -54,7 +55,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   const accounts = registerAccountsProvider(connections, log.withTag('accounts'));
   context.subscriptions.push(accounts);
 
-  const services: ExtensionServices = { context, log, connections, dependencies: new JobDependencies() };
+  const services: ExtensionServices = { context, log, connections, dependencies: new JobDependencies(), followUps: new JobFollowUps() };
   // Features: each registers itself with the shared services, one line each.
   const systemsView = new SystemsView(services);
   const jobsView = new JobsView(services);

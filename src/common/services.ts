@@ -5,6 +5,7 @@
 import type * as vscode from 'vscode';
 import type { FirecrestClient } from '../core/client';
 import type { ConnectionProfile, System } from '../core/model';
+import type { JobFollowUps } from './jobFollowUps';
 import type { JobDependencies } from './jobDependencies';
 
 /** `reconnecting`: connected, but the server stopped answering; requests are being tried again. */
@@ -57,4 +58,6 @@ export interface ExtensionServices {
   connections: ConnectionService;
   /** What jobs submitted from this window wait for (Run after…). */
   dependencies: JobDependencies;
+  /** What to offer when a job submitted here ends (Fetch from Cluster after Sync and Submit). */
+  followUps: JobFollowUps;
 }

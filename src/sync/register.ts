@@ -9,6 +9,7 @@ import { NotFoundError } from '../core/errors';
 import type { SyncOptions, SyncPreview, SyncResult, SyncTarget, FetchResult } from '../core/sync/index';
 import { FIRECREST_SCHEME, FirecrestUri } from '../core/uri';
 import { registerCommand, reportError } from '../common/commandWrapper';
+import { byteSize as bytes } from '../common/byteSize';
 import { homeDirectory } from '../common/homeDirectory';
 import type { JobRef } from '../common/jobRef';
 import type { ExtensionServices } from '../common/services';
@@ -26,18 +27,6 @@ interface MappingState {
 }
 
 const core = () => import('../core/sync/index.js');
-
-function bytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let v = n;
-  let u = -1;
-  do {
-    v /= 1024;
-    u++;
-  } while (v >= 1024 && u < units.length - 1);
-  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[u]}`;
-}
 
 function targetOf(m: ResolvedMapping): SyncTarget {
   return { system: m.remote.system, remoteRoot: m.remote.path, localRoot: m.localRoot };
@@ -275,15 +264,8 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
     const ref = await vscode.commands.executeCommand<JobRef | undefined>('firecrest.submitJob', {
       uri, profile: m.remote.profile ?? connections.defaultProfileName(), system: m.remote.system, workingDirectory: m.remote.path, ask: a.ask ?? 'missing',
     });
-    if (!ref) return { sync };
-    // When the job ends: its results are one click away.
-    void (async () => {
-      const client = await connections.client(ref.profile);
-      const job = await client.waitForJob(ref.system, ref.jobId, { unreachableToleranceMs: 10 * 60_000 });
-      const fetch = vscode.l10n.t('Fetch from Cluster');
-      const pick = await vscode.window.showInformationMessage(vscode.l10n.t('Job {0} ended: {1}. Bring its results here?', ref.jobId, job.state), fetch);
-      if (pick === fetch) await once(m, () => fetchFromCluster(m));
-    })().catch((e: unknown) => log.warn(`job ${ref.jobId}: ${e instanceof Error ? e.message : String(e)}`));
+    // When the job ends, the Jobs view's notice (it watches the jobs submitted here) offers the results.
+    if (ref) services.followUps.set(ref, { title: vscode.l10n.t('Fetch from Cluster'), command: 'firecrest.sync.fetch', args: [{ uri: m.localRoot }] });
     return { ref, sync };
   }
 
@@ -333,10 +315,13 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
   // Sync on save: debounced per mapping, one at a time, a failure said once until a sync works again.
   const timers = new Map<string, NodeJS.Timeout>();
   const failed = new Set<string>();
+  let counting: NodeJS.Timeout | undefined;
   const onSave = vscode.workspace.onDidSaveTextDocument((doc) => {
     const m = mappingFor(doc.uri);
     if (!m) return;
-    void refreshPending();
+    // Counting the waiting changes walks the folder: once after a burst of saves, not per save.
+    clearTimeout(counting);
+    counting = setTimeout(() => void refreshPending().catch(() => undefined), SAVE_DEBOUNCE_MS);
     if (!vscode.workspace.getConfiguration('firecrest', doc.uri).get<boolean>('sync.onSave', false)) return;
     clearTimeout(timers.get(m.key));
     timers.set(m.key, setTimeout(() => {
@@ -362,7 +347,7 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
     { dispose: () => clearTimeout(first) },
     status,
     onSave,
-    { dispose: () => timers.forEach((t) => clearTimeout(t)) },
+    { dispose: () => { timers.forEach((t) => clearTimeout(t)); clearTimeout(counting); } },
     vscode.window.onDidChangeActiveTextEditor(() => updateStatus()),
     vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration('firecrest.sync')) updateStatus(); }),
     registerCommand('firecrest.sync.mapFolder', log, (arg?: unknown) => mapFolder(arg)),

@@ -39,14 +39,12 @@ export class FirecrestAuthenticationProvider implements vscode.AuthenticationPro
   }
 
   /** Sessions without touching the network: the access token is fetched only when one is asked for by scope. */
-  private async sessionsNow(withToken = false): Promise<vscode.AuthenticationSession[]> {
+  private async sessionsNow(): Promise<vscode.AuthenticationSession[]> {
     const out: vscode.AuthenticationSession[] = [];
     for (const name of this.signedInOidc()) {
       const who = await this.connections.identity(name);
       const user = who?.username ?? who?.subject ?? name;
-      let accessToken = '';
-      if (withToken) accessToken = await (await this.connections.client(name)).accessToken();
-      out.push({ id: name, accessToken, account: { id: `${name}/${who?.subject ?? user}`, label: `${user} @ ${name}` }, scopes: [name] });
+      out.push({ id: name, accessToken: '', account: { id: `${name}/${who?.subject ?? user}`, label: `${user} @ ${name}` }, scopes: [name] });
     }
     return out;
   }

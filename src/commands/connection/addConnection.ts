@@ -11,7 +11,7 @@ import { isOidc, normalizeProfile } from '../../common/profiles';
 import type { Log } from '../../common/services';
 import type { ApiVersionSetting, ConnectionProfile } from '../../core/model';
 import { registerCommand } from '../register';
-import { oidcSignIn, signInFlow, type SignInHooks } from './oidcSignIn';
+import { oidcSignIn, signInFlow, signInHooks, type SignInHooks } from './oidcSignIn';
 
 /** The argument form: `executeCommand('firecrest.addConnection', { name, url, ... })`. */
 export interface AddConnectionArgs {
@@ -44,9 +44,8 @@ export function registerAddConnection(connections: Connections, log: Log): vscod
       const profile = normalizeProfile({ apiVersion: 'auto', ...fields });
       if (typeof profile === 'string') throw new Error(profile);
       try {
-        const hooks = (arg && typeof arg === 'object' ? arg : {}) as SignInHooks;
         const result = isOidc(profile)
-          ? await saveSignedIn(connections, log, profile, signInFlow(flow), hooks)
+          ? await saveSignedIn(connections, log, profile, signInFlow(flow), signInHooks(arg))
           : await save(connections, profile, clientSecret);
         void vscode.window.showInformationMessage(
           vscode.l10n.t('Connection {0} added: {1}.', profile.name, result.join(', ') || vscode.l10n.t('no systems')),
@@ -77,10 +76,7 @@ async function save(connections: Connections, profile: ConnectionProfile, secret
 
 /** An OIDC connection: the person signs in first; nothing is saved unless that and the systems listing work. */
 async function saveSignedIn(connections: Connections, log: Log, profile: ConnectionProfile, flow: 'browser' | 'device', hooks: SignInHooks): Promise<string[]> {
-  const tokens = await oidcSignIn(profile, log, flow, {
-    ...(typeof hooks.openUrl === 'function' ? { openUrl: hooks.openUrl } : {}),
-    ...(typeof hooks.onDeviceCode === 'function' ? { onDeviceCode: hooks.onDeviceCode } : {}),
-  });
+  const tokens = await oidcSignIn(profile, log, flow, hooks);
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Checking {0}…', profile.url) },
     () => connections.add(profile, undefined, tokens),

@@ -30,6 +30,15 @@ export interface SignInHooks {
   onDeviceCode?: (code: { userCode: string; verificationUri: string; verificationUriComplete?: string }) => void;
 }
 
+/** The test hooks a command argument carries (functions only: nothing else is taken from it). */
+export function signInHooks(arg: unknown): SignInHooks {
+  const o = (arg && typeof arg === 'object' ? arg : {}) as SignInHooks;
+  return {
+    ...(typeof o.openUrl === 'function' ? { openUrl: o.openUrl } : {}),
+    ...(typeof o.onDeviceCode === 'function' ? { onDeviceCode: o.onDeviceCode } : {}),
+  };
+}
+
 /** Runs the sign-in of an OIDC profile and returns its tokens (not yet stored). */
 export async function oidcSignIn(profile: ConnectionProfile, log: Log, flow: SignInFlow, hooks: SignInHooks = {}): Promise<OidcTokens> {
   if (!profile.issuer || !profile.clientId) throw new UnauthorizedError(`"${profile.name}" has no identity provider (issuer and client id)`);

@@ -9,7 +9,7 @@ import { UnauthorizedError } from '../../core/errors';
 import { registerCommand } from '../register';
 import { isOidc } from '../../common/profiles';
 import { confirmed } from './confirm';
-import { oidcSignIn, signInFlow, type SignInHooks } from './oidcSignIn';
+import { oidcSignIn, signInFlow, signInHooks } from './oidcSignIn';
 import { pickProfile } from './pickProfile';
 
 export function registerSignInOut(connections: Connections, log: Log): vscode.Disposable {
@@ -105,7 +105,7 @@ export function registerSignInOut(connections: Connections, log: Log): vscode.Di
  * tests hand in `openUrl`/`onDeviceCode` to play the browser.
  */
 async function signInPerson(connections: Connections, log: Log, name: string, arg: unknown) {
-  const o = (arg && typeof arg === 'object' ? arg : {}) as { flow?: unknown } & SignInHooks;
+  const o = (arg && typeof arg === 'object' ? arg : {}) as { flow?: unknown };
   if (await connections.hasStoredCredentials(name)) {
     try {
       const kept = await connections.signIn(name);
@@ -117,11 +117,7 @@ async function signInPerson(connections: Connections, log: Log, name: string, ar
   }
   const profile = connections.profile(name);
   if (!profile) return undefined;
-  const hooks: SignInHooks = {
-    ...(typeof o.openUrl === 'function' ? { openUrl: o.openUrl } : {}),
-    ...(typeof o.onDeviceCode === 'function' ? { onDeviceCode: o.onDeviceCode } : {}),
-  };
-  const tokens = await oidcSignIn(profile, log, signInFlow(o.flow), hooks);
+  const tokens = await oidcSignIn(profile, log, signInFlow(o.flow), signInHooks(arg));
   const result = await connections.signIn(name, undefined, tokens);
   const who = tokens.identity?.username ?? tokens.identity?.subject;
   void vscode.window.showInformationMessage(vscode.l10n.t('Signed in to {0} as {1}: {2} system(s).', name, who ?? '?', result.systems.length));

@@ -10,6 +10,7 @@ import { mkdir, readdir, stat } from 'node:fs/promises';
 import * as os from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { byteSize } from '../../common/byteSize';
 import type { FirecrestClient } from '../../core/client';
 import { FirecrestUri } from '../../core/uri';
 import { pathInside } from '../../common/localPath';
@@ -50,10 +51,6 @@ export interface TransferSummary {
   bytes: number;
   /** An upload that stopped with parts kept (offered for Resume). */
   interrupted?: { local: string; remote: string; partsDone: number; partsTotal: number };
-}
-
-function size(n: number): string {
-  return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`;
 }
 
 /** Local files under `root` (recursively), with their path relative to it. */
@@ -106,7 +103,7 @@ export function registerTransferCommands(deps: TransferCommandDeps): vscode.Disp
         total += res.bytes;
         log.info(`Downloaded ${remote.toString()} (${res.route}, ${res.bytes} bytes, SHA-256 ${res.verified ? 'verified' : `not verified: ${res.note ?? ''}`})`);
       }
-      void vscode.window.showInformationMessage((files.length === 1 ? vscode.l10n.t('Downloaded 1 file ({0}) to {1}', size(total), local.fsPath) : vscode.l10n.t('Downloaded {0} files ({1}) to {2}', files.length, size(total), local.fsPath)));
+      void vscode.window.showInformationMessage((files.length === 1 ? vscode.l10n.t('Downloaded 1 file ({0}) to {1}', byteSize(total), local.fsPath) : vscode.l10n.t('Downloaded {0} files ({1}) to {2}', files.length, byteSize(total), local.fsPath)));
       return { files: files.length, bytes: total };
     }),
     registerCommand('firecrest.files.upload', log, async (arg, second): Promise<TransferSummary | undefined> => {
@@ -162,7 +159,7 @@ export function registerTransferCommands(deps: TransferCommandDeps): vscode.Disp
         hooks.refresh(toVscodeUri(target), true);
       }
       hooks.refresh(toVscodeUri(folder));
-      if (jobs.length > 0) void vscode.window.showInformationMessage((jobs.length === 1 ? vscode.l10n.t('Uploaded 1 file ({0}) to {1}', size(total), folder.path) : vscode.l10n.t('Uploaded {0} files ({1}) to {2}', jobs.length, size(total), folder.path)));
+      if (jobs.length > 0) void vscode.window.showInformationMessage((jobs.length === 1 ? vscode.l10n.t('Uploaded 1 file ({0}) to {1}', byteSize(total), folder.path) : vscode.l10n.t('Uploaded {0} files ({1}) to {2}', jobs.length, byteSize(total), folder.path)));
       return { files: done, bytes: total };
     }),
     registerResumeUpload(deps),

@@ -190,8 +190,13 @@ export class OidcClient {
       }
       const body = new Uint8Array(await res.arrayBuffer());
       if (body.byteLength > MAX_IDP_BODY) throw new UnavailableError(`The identity provider's answer to ${route} is too large`, { route, status: res.status });
-      const text = Buffer.from(body).toString('utf8');
-      const error = /^\s*\{/.test(text) ? (JSON.parse(text) as { error?: unknown }).error : undefined;
+      // Only for the log line: the OAuth error code, when the answer is a JSON object that has one.
+      let error: unknown;
+      try {
+        error = (JSON.parse(Buffer.from(body).toString('utf8')) as { error?: unknown } | null)?.error;
+      } catch {
+        error = undefined;
+      }
       log.debug(`Sign-in: ${route} ${res.status}${typeof error === 'string' ? ` ${error}` : ''}`);
       const nullBody = res.status === 204 || res.status === 304 || (res.status >= 100 && res.status < 200);
       return new Response(nullBody ? null : body, { status: res.status, statusText: res.statusText, headers: Object.fromEntries(res.headers.entries()) });

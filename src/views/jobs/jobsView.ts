@@ -36,9 +36,11 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
   /** profile/system/jobId of the jobs cancelled from this window. */
   private readonly userCancelled = new Set<string>();
   private hiddenAbort: AbortController | undefined;
+  private readonly followUps: ExtensionServices['followUps'];
 
   constructor(services: ExtensionServices) {
     const log = services.log.withTag('jobs');
+    this.followUps = services.followUps;
     this.log = log;
     this.model = new JobsModel(services.connections);
     this.provider = new JobsProvider(this.model, services.dependencies);
@@ -200,9 +202,13 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
     const text = `Job ${job.id} (${job.name}) on ${ref.system} ${endingOf(job)}.`;
     this.notices.push(`${ref.system}/${job.id}: ${text}`);
     const open = 'Open Output';
-    const shown = job.stateClass === 'completed' ? vscode.window.showInformationMessage(text, open) : vscode.window.showWarningMessage(text, open);
+    // Another feature's next step for this job (Sync and Submit: Fetch from Cluster), on the same notice.
+    const next = this.followUps.take(ref);
+    const actions = next ? [open, next.title] : [open];
+    const shown = job.stateClass === 'completed' ? vscode.window.showInformationMessage(text, ...actions) : vscode.window.showWarningMessage(text, ...actions);
     void shown.then((pick) => {
       if (pick === open) void vscode.commands.executeCommand('firecrest.openJobOutput', ref);
+      else if (next && pick === next.title) void vscode.commands.executeCommand(next.command, ...next.args);
     });
   }
 
