@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync, chmodSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { scanLocal, type LocalFile } from '../../src/core/sync/localTree';
+import { scanLocal, slicer, type LocalFile } from '../../src/core/sync/localTree';
 import { emptyManifest, planSync, type Manifest, type RemoteFile } from '../../src/core/sync/plan';
 
 const file = (rel: string, size: number, mtimeMs = 1_000_000): LocalFile => ({ rel, kind: 'file', size, mtimeMs, executable: false });
@@ -74,5 +74,35 @@ void describe('local scan', () => {
       rmSync(root, { recursive: true, force: true });
       rmSync(outside, { recursive: true, force: true });
     }
+  });
+
+  void it('scans a folder of 2,000 entries in path order, giving the event loop turns while it works', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'f7t-scan-'));
+    try {
+      for (let d = 0; d < 20; d++) {
+        mkdirSync(join(root, `d ${d}`));
+        for (let f = 0; f < 100; f++) writeFileSync(join(root, `d ${d}`, `f${f}.txt`), `${d}/${f}`);
+      }
+      let turns = 0;
+      const ticking = setInterval(() => { turns++; }, 0);
+      const scan = await scanLocal(root);
+      clearInterval(ticking);
+      const keys = [...scan.files.keys()];
+      assert.equal(keys.length, 2000);
+      assert.deepEqual(keys, [...keys].sort());
+      // 2,000 entries in slices of 256: the timer ran between slices.
+      assert.ok(turns >= 1, `the event loop had ${turns} turns during the scan`);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  void it('slicer: a turn of the event loop every N units, none in between', () => {
+    const slice = slicer(3);
+    assert.equal(slice(), undefined);
+    assert.equal(slice(), undefined);
+    assert.ok(slice() instanceof Promise);
+    assert.equal(slice(), undefined);
+    assert.ok(slice(5) instanceof Promise);
   });
 });
