@@ -68,7 +68,10 @@ export function srunWithoutShell(command: string): string {
   ].join('\n');
 }
 
-/** Upstream's answer to a cancel of a job Slurm does not know (500, where 404 is meant). */
+/**
+ * Upstream's answer to a cancel of a job Slurm does not know (500, where 404 is meant), and to a
+ * cancel of an array task by its own numeric id, which Slurm 22.05's scancel refuses alike.
+ */
 export function unknownJobCancel(jobId: string): ApiError {
   return new ApiError(500, `Unexpected Slurm command response. exit_status:0 std_err:scancel: error: Kill job error on job id ${jobId}: Invalid job id specified`);
 }

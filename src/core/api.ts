@@ -151,6 +151,12 @@ export interface FirecrestApi {
   job(system: string, jobId: string, opts?: CallOptions): Promise<Job>;
   jobMetadata(system: string, jobId: string, opts?: CallOptions): Promise<JobMetadata>;
   cancelJob(system: string, jobId: string, opts?: CallOptions): Promise<void>;
+  /**
+   * One task of an array (a Job with `array.taskId`), leaving the others running. v1 takes `12_3`;
+   * v2 only the task's own id, when the server listed one (NotSupportedError otherwise, saying to
+   * cancel the whole array by its id with `cancelJob`).
+   */
+  cancelJobTask(system: string, task: Job, opts?: CallOptions): Promise<void>;
   /** v2: runs a command inside the job's allocation. */
   attachToJob(system: string, jobId: string, command: string, opts?: CallOptions): Promise<void>;
   /** Polls until the job reaches a final state (wait-for-job semantics of the official client). */

@@ -203,6 +203,24 @@ export interface Job {
   stdoutPath?: string;
   stderrPath?: string;
   priority?: number;
+  /** A member of a job array (its id reads `12_3`, or `12_[4-99%10]` for the tasks not started yet). */
+  array?: JobArrayInfo;
+  /**
+   * An array task's own numeric id, where the server listed the task under it too (the v2 servers
+   * do while it is queued or running): the only form of a task's id a v2 path accepts.
+   */
+  ownId?: string;
+}
+
+export interface JobArrayInfo {
+  /** The array's id (what sbatch printed; it cancels every task). */
+  jobId: string;
+  /** This task's index; undefined for the row of the tasks not started yet. */
+  taskId?: number;
+  /** The indexes not started yet, as the scheduler writes them (`4-99%10`). */
+  pending?: string;
+  /** How many tasks this row stands for (1 for a task). */
+  count: number;
 }
 
 export interface JobMetadata {

@@ -16,6 +16,7 @@ export interface Directives {
   reservation?: string;
   dependency?: string;
   constraint?: string;
+  array?: string;
 }
 
 type Key = keyof Directives;
@@ -23,11 +24,11 @@ type Key = keyof Directives;
 const LONG: Record<string, Key> = {
   'job-name': 'name', output: 'output', error: 'error', input: 'input', time: 'time', chdir: 'chdir',
   partition: 'partition', account: 'account', reservation: 'reservation', dependency: 'dependency',
-  constraint: 'constraint',
+  constraint: 'constraint', array: 'array',
 };
 const SHORT: Record<string, Key> = {
   J: 'name', o: 'output', e: 'error', i: 'input', t: 'time', D: 'chdir', p: 'partition', A: 'account',
-  d: 'dependency', C: 'constraint',
+  d: 'dependency', C: 'constraint', a: 'array',
 };
 
 /** Splits a directive line the way a shell would (quotes group, `#` starts a comment). */
@@ -120,6 +121,9 @@ export interface PatternVars {
   jobName: string;
   user: string;
   node: string;
+  /** For an array task: the array's id and the task's index. */
+  arrayJobId?: string;
+  arrayTaskId?: string;
 }
 
 /** Slurm's array index for a job that is not part of an array (NO_VAL - 1). */
@@ -132,7 +136,7 @@ const NO_ARRAY_INDEX = '4294967294';
 export function expandPattern(pattern: string, vars: PatternVars): string {
   return pattern.replace(/%(\d*)([a-zA-Z%])/g, (whole, width: string, letter: string) => {
     const values: Record<string, string> = {
-      j: vars.jobId, A: vars.jobId, a: NO_ARRAY_INDEX, x: vars.jobName, u: vars.user, N: vars.node,
+      j: vars.jobId, A: vars.arrayJobId ?? vars.jobId, a: vars.arrayTaskId ?? NO_ARRAY_INDEX, x: vars.jobName, u: vars.user, N: vars.node,
       n: '0', t: '0', s: 'batch',
     };
     if (letter === '%') return '%';
@@ -141,4 +145,29 @@ export function expandPattern(pattern: string, vars: PatternVars): string {
     const n = width ? Number(width) : 0;
     return /^\d+$/.test(val) && n > 0 ? val.padStart(Math.min(n, 10), '0') : val;
   });
+}
+
+/** Slurm's MaxArraySize default: indexes run from 0 to 1000. */
+export const MAX_ARRAY_INDEX = 1000;
+
+/**
+ * `--array` as sbatch reads it: `0-9`, `1,3,5`, `0-20:4`, with `%N` to run at most N tasks at
+ * once. Indexes are sorted and unique; undefined when the text is not a valid array.
+ */
+export function parseArraySpec(text: string): { indexes: number[]; limit: number | null } | undefined {
+  const m = /^([^%]+)(?:%(\d+))?$/.exec(text.trim());
+  if (!m) return undefined;
+  const limit = m[2] === undefined ? null : Number(m[2]);
+  if (limit !== null && limit < 1) return undefined;
+  const out = new Set<number>();
+  for (const part of m[1].split(',')) {
+    const r = /^(\d+)(?:-(\d+)(?::(\d+))?)?$/.exec(part);
+    if (!r) return undefined;
+    const from = Number(r[1]);
+    const to = r[2] === undefined ? from : Number(r[2]);
+    const step = r[3] === undefined ? 1 : Number(r[3]);
+    if (to < from || step < 1 || to > MAX_ARRAY_INDEX) return undefined;
+    for (let i = from; i <= to; i += step) out.add(i);
+  }
+  return { indexes: [...out].sort((a, b) => a - b), limit };
 }

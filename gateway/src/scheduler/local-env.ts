@@ -15,5 +15,11 @@ export function slurmEnv(job: LocalJob, cluster: string, node: string): Record<s
     SLURM_JOB_NUM_NODES: '1', SLURM_NNODES: '1', SLURM_CPUS_ON_NODE: '1', SLURM_JOB_CPUS_PER_NODE: '1',
   };
   if (job.reservation) env.SLURM_JOB_RESERVATION = job.reservation;
+  if (job.array) {
+    Object.assign(env, {
+      SLURM_ARRAY_JOB_ID: String(job.array.jobId), SLURM_ARRAY_TASK_ID: String(job.array.taskId),
+      SLURM_ARRAY_TASK_COUNT: String(job.array.count), SLURM_ARRAY_TASK_MIN: String(job.array.min), SLURM_ARRAY_TASK_MAX: String(job.array.max),
+    });
+  }
   return env;
 }

@@ -42,10 +42,19 @@ function itemState(type: 'after' | 'afterok' | 'afternotok' | 'afterany', dep: L
   }
 }
 
+/** An item on an array's id holds for every task of it (`afterok:12` waits for all of 12's tasks). */
+function arrayItemState(type: 'after' | 'afterok' | 'afternotok' | 'afterany', id: number, jobs: ReadonlyMap<number, LocalJob>): DepState {
+  const first = jobs.get(id);
+  if (first?.array?.jobId !== id) return itemState(type, first);
+  const states = [...jobs.values()].filter((j) => j.array?.jobId === id).map((j) => itemState(type, j));
+  if (type === 'afternotok') return states.includes('wait') ? 'wait' : states.includes('ok') ? 'ok' : 'never';
+  return states.includes('never') ? 'never' : states.includes('wait') ? 'wait' : 'ok';
+}
+
 /** All items (`,`) or any (`?`); `singleton`: no earlier job of the same name and user still to end. */
 function dependencyState(job: LocalJob, jobs: ReadonlyMap<number, LocalJob>): DepState {
   const d = job.dependency ?? { mode: 'all' as const, items: job.afterOk.map((id) => ({ type: 'afterok' as const, id })), singleton: false };
-  const states = d.items.map((i) => itemState(i.type, jobs.get(i.id)));
+  const states = d.items.map((i) => arrayItemState(i.type, i.id, jobs));
   if (d.singleton) {
     const earlier = [...jobs.values()].some((o) => o.id < job.id && o.name === job.name && o.user.uid === job.user.uid && !isFinal(o));
     states.push(earlier ? 'wait' : 'ok');
@@ -76,14 +85,19 @@ export function planQueue(
   let free = freeCpus;
   let waitingForCpus = false;
   const pending = [...jobs.values()].filter((j) => j.state === 'PENDING').sort((a, b) => a.id - b.id);
+  // `--array=…%N`: tasks of each throttled array running now (and started in this pass).
+  const runningTasks = new Map<number, number>();
+  for (const j of jobs.values()) if (j.array?.limit != null && j.state === 'RUNNING') runningTasks.set(j.array.jobId, (runningTasks.get(j.array.jobId) ?? 0) + 1);
   for (const job of pending) {
-    const wait = waitReason(job, jobs, reservations, nowSec);
+    const throttled = job.array?.limit != null && (runningTasks.get(job.array.jobId) ?? 0) >= job.array.limit;
+    const wait = waitReason(job, jobs, reservations, nowSec) ?? (throttled ? 'JobArrayTaskLimit' : null);
     const since = reasonSince.get(job.id);
     if (wait === 'DependencyNeverSatisfied' && job.reason === wait && since !== undefined && now - since >= NEVER_SATISFIED_GRACE_MS) {
       plan.cancel.push(job);
     } else if (wait === null && free > 0) {
       plan.start.push(job);
       free--;
+      if (job.array?.limit != null) runningTasks.set(job.array.jobId, (runningTasks.get(job.array.jobId) ?? 0) + 1);
     } else {
       const reason = wait ?? (waitingForCpus ? 'Priority' : 'Resources');
       if (wait === null) waitingForCpus = true;

@@ -56,7 +56,13 @@ export function jobRecord(job: LocalJob, cluster: string, node: string, now: num
     standardOutput: job.stdout,
     standardError: job.stderr,
     standardInput: job.stdin,
+    ...(job.array ? { arrayJobId: String(job.array.jobId), arrayTaskId: String(job.array.taskId) } : {}),
   };
+}
+
+/** The ids a query may name a job by: its own, and for an array task `12_3` and the array's `12`. */
+function idsOf(job: LocalJob): string[] {
+  return job.array ? [String(job.id), `${job.array.jobId}_${job.array.taskId}`, String(job.array.jobId)] : [String(job.id)];
 }
 
 /** The user, account, name and id filters of a job query (own jobs unless `allUsers`). */
@@ -64,7 +70,7 @@ export function matchesQuery(job: LocalJob, user: UnixUser, query: JobQuery): bo
   return (query.allUsers === true || job.user.uid === user.uid)
     && (!query.account || job.account === query.account)
     && (!query.name || job.name === query.name)
-    && (!query.jobIds?.length || query.jobIds.includes(String(job.id)));
+    && (!query.jobIds?.length || idsOf(job).some((id) => query.jobIds!.includes(id)));
 }
 
 /** Whether `now` (epoch seconds) falls inside the reservation. */

@@ -43,6 +43,8 @@ export interface LocalJob {
   endTime: number | null;
   killRequestUser: string | null;
   killRequestUid: number | null;
+  /** An array task: the array's id (its first task's), this task's index, and `%N` (tasks at once). */
+  array?: { jobId: number; taskId: number; count: number; min: number; max: number; limit: number | null };
   /** Process group of the running job and its start time in clock ticks (guards against pid reuse). */
   pid: number | null;
   pidStart: string | null;

@@ -8,7 +8,7 @@
 import { basename, isAbsolute, resolve } from 'node:path';
 import { runAs } from '../exec';
 import type { UnixUser } from '../users';
-import { expandPattern, parseDirectives, parseTimeLimit } from './local-directives';
+import { expandPattern, parseArraySpec, parseDirectives, parseTimeLimit } from './local-directives';
 import type { LocalDependency, LocalJob, LocalReservation } from './local-state';
 import { SchedulerError, checkJobEnv, type JobSpec } from './types';
 
@@ -59,8 +59,10 @@ function parseDependency(value: string): LocalDependency {
   return dep;
 }
 
-export type Submission = Omit<LocalJob, 'id' | 'stdout' | 'stderr' | 'stdin'> & {
+export type Submission = Omit<LocalJob, 'id' | 'stdout' | 'stderr' | 'stdin' | 'array'> & {
   script: string;
+  /** `--array`: one job per index, at most `limit` running at once. */
+  array?: { indexes: number[]; limit: number | null };
   /** Unexpanded (`%j` needs the id, which is only taken once everything else is accepted). */
   patterns: { stdout: string; stderr: string | null; stdin: string };
 };
@@ -106,6 +108,12 @@ export async function resolveSubmission(user: UnixUser, spec: JobSpec, ctx: Subm
   }
   const afterOk = dependency?.items.filter((i) => i.type === 'afterok').map((i) => i.id) ?? [];
 
+  let array: Submission['array'];
+  if (d.array !== undefined) {
+    array = parseArraySpec(d.array);
+    if (!array) throw sbatchError('sbatch: error: Invalid job array specification');
+  }
+
   const reservation = spec.reservation || d.reservation || null;
   if (reservation) {
     const r = ctx.reservations.find((x) => x.name === reservation);
@@ -125,7 +133,7 @@ export async function resolveSubmission(user: UnixUser, spec: JobSpec, ctx: Subm
     submitDir,
     workingDirectory,
     patterns: {
-      stdout: spec.standardOutput || d.output || 'slurm-%j.out',
+      stdout: spec.standardOutput || d.output || (array ? 'slurm-%A_%a.out' : 'slurm-%j.out'),
       stderr: spec.standardError || d.error || null,
       stdin: spec.standardInput || d.input || '/dev/null',
     },
@@ -133,6 +141,7 @@ export async function resolveSubmission(user: UnixUser, spec: JobSpec, ctx: Subm
     timeLimit,
     afterOk,
     ...(dependency ? { dependency } : {}),
+    ...(array ? { array } : {}),
     state: 'PENDING',
     reason: 'None',
     exitCode: null,
@@ -148,8 +157,8 @@ export async function resolveSubmission(user: UnixUser, spec: JobSpec, ctx: Subm
 }
 
 /** The absolute stdout/stderr/stdin paths once the job id is known (relative = to the working dir). */
-export function expandPaths(sub: Submission, id: number, node: string): { stdout: string; stderr: string; stdin: string } {
-  const vars = { jobId: String(id), jobName: sub.name, user: sub.user.name, node };
+export function expandPaths(sub: Submission, id: number, node: string, array?: { jobId: number; taskId: number }): { stdout: string; stderr: string; stdin: string } {
+  const vars = { jobId: String(id), jobName: sub.name, user: sub.user.name, node, ...(array ? { arrayJobId: String(array.jobId), arrayTaskId: String(array.taskId) } : {}) };
   const abs = (p: string): string => resolve(sub.workingDirectory, expandPattern(p, vars));
   const stdout = abs(sub.patterns.stdout);
   return { stdout, stderr: sub.patterns.stderr ? abs(sub.patterns.stderr) : stdout, stdin: abs(sub.patterns.stdin) };

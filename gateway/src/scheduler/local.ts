@@ -125,16 +125,26 @@ export class LocalScheduler implements Scheduler {
       defaultAccount: (u) => res.accountsFor(u).find((a) => a.default)?.name ?? 'proj',
       knownJob: (id) => this.jobs.has(id),
     }, now);
-    const id = ++this.lastJobId;
-    const { script, patterns: _patterns, ...fields } = sub;
-    const job: LocalJob = { id, ...fields, ...expandPaths(sub, id, this.node) };
-    await this.store.saveScript(id, script);
-    this.scripts.set(id, script);
-    this.jobs.set(id, job);
+    const { script, patterns: _patterns, array, ...fields } = sub;
+    // An array is one job per index, with ids in a row. As in Slurm, the array's id (what sbatch
+    // prints) ends up on the last task, and the others have the ids after it in index order.
+    const first = this.lastJobId + 1;
+    const indexes = array?.indexes ?? [undefined];
+    for (const [i, taskId] of indexes.entries()) {
+      const id = i === indexes.length - 1 ? first : first + 1 + i;
+      const task = array && taskId !== undefined
+        ? { jobId: first, taskId, count: array.indexes.length, min: array.indexes[0], max: array.indexes[array.indexes.length - 1], limit: array.limit }
+        : undefined;
+      const job: LocalJob = { id, ...fields, ...expandPaths(sub, id, this.node, task), ...(task ? { array: task } : {}) };
+      await this.store.saveScript(id, script);
+      this.scripts.set(id, script);
+      this.jobs.set(id, job);
+    }
+    this.lastJobId = first + indexes.length - 1;
     this.schedule();
     // The id is handed out only once it is on disk, so a restart can never hand it out again.
     await this.store.save();
-    return String(id);
+    return String(first);
   }
 
   async list(user: UnixUser, query: JobQuery): Promise<JobRecord[]> {
@@ -154,12 +164,17 @@ export class LocalScheduler implements Scheduler {
   }
 
   async get(_user: UnixUser, jobId: string): Promise<JobRecord | undefined> {
-    const job = this.lookup(jobId);
+    const job = this.find(jobId);
     return job && this.record(job, Date.now());
   }
 
+  async lookup(_user: UnixUser, jobId: string): Promise<JobRecord[]> {
+    const now = Date.now();
+    return this.named(jobId).map((j) => this.record(j, now));
+  }
+
   async metadata(user: UnixUser, jobId: string): Promise<JobMetadataRecord | undefined> {
-    const job = this.lookup(jobId);
+    const job = this.find(jobId);
     if (!job) return undefined;
     // Like `scontrol write batch_script`: only the owner (or root) may read the script.
     const mayRead = user.uid === 0 || user.uid === job.user.uid;
@@ -168,30 +183,35 @@ export class LocalScheduler implements Scheduler {
   }
 
   async cancel(user: UnixUser, jobId: string): Promise<void> {
-    const job = this.lookup(jobId);
-    if (!job) throw new SchedulerError('Job not found', 404);
-    if (user.uid !== 0 && user.uid !== job.user.uid) {
+    // An array's id cancels every task of it, as scancel does.
+    const jobs = this.named(jobId);
+    if (!jobs.length) throw new SchedulerError('Job not found', 404);
+    const foreign = jobs.find((j) => user.uid !== 0 && user.uid !== j.user.uid);
+    if (foreign) {
       // The v2 server maps only `Permission denied`/`Operation not permitted` to 403; scancel's
       // text has neither, so the real server answers 500 with the Slurm error.
-      const text = `scancel: error: Kill job error on job id ${job.id}: Access/permission denied`;
+      const text = `scancel: error: Kill job error on job id ${jobId}: Access/permission denied`;
       throw new SchedulerError(`Unexpected Slurm command response. exit_status:1 std_err:${text}`, 500, text);
     }
-    if (isFinal(job)) return;
-    update(job, { state: 'CANCELLED', reason: 'None', endTime: Date.now(), killRequestUser: user.name, killRequestUid: user.uid });
-    const ctl = this.running.get(job.id);
-    if (ctl) {
-      killGroup(ctl.pid, 'SIGTERM');
-      ctl.timers.push(setTimeout(() => killGroup(ctl.pid, 'SIGKILL'), KILL_WAIT_MS));
-    } else {
-      this.scripts.delete(job.id);
-      this.reasonSince.delete(job.id);
+    const now = Date.now();
+    for (const job of jobs) {
+      if (isFinal(job)) continue;
+      update(job, { state: 'CANCELLED', reason: 'None', endTime: now, killRequestUser: user.name, killRequestUid: user.uid });
+      const ctl = this.running.get(job.id);
+      if (ctl) {
+        killGroup(ctl.pid, 'SIGTERM');
+        ctl.timers.push(setTimeout(() => killGroup(ctl.pid, 'SIGKILL'), KILL_WAIT_MS));
+      } else {
+        this.scripts.delete(job.id);
+        this.reasonSince.delete(job.id);
+      }
     }
     this.schedule();
     await this.store.save();
   }
 
   async attach(user: UnixUser, jobId: string, command: string, timeoutMs: number): Promise<{ stdout: string; stderr: string; exitCode: number }> {
-    const job = this.lookup(jobId);
+    const job = this.find(jobId);
     if (!job) throw new SchedulerError('Job not found', 404);
     const prefix = `srun: error: Unable to confirm allocation for job ${job.id}`;
     if (user.uid !== 0 && user.uid !== job.user.uid) throw new SchedulerError(`${prefix}: Access/permission denied`, 403);
@@ -251,8 +271,19 @@ export class LocalScheduler implements Scheduler {
     if (!this.started) throw new SchedulerError('Error executing Slurm command.', 500);
   }
 
-  private lookup(jobId: string): LocalJob | undefined {
-    return /^\d+$/.test(jobId) ? this.jobs.get(Number(jobId)) : undefined;
+  /** One job by its own id, or an array task by `12_3`. */
+  private find(jobId: string): LocalJob | undefined {
+    if (/^\d+$/.test(jobId)) return this.jobs.get(Number(jobId));
+    const m = /^(\d+)_(\d+)$/.exec(jobId);
+    return m ? [...this.jobs.values()].find((j) => j.array?.jobId === Number(m[1]) && j.array.taskId === Number(m[2])) : undefined;
+  }
+
+  /** What an id names: the job, or every task of the array it is the id of. */
+  private named(jobId: string): LocalJob[] {
+    const one = this.find(jobId);
+    if (!one) return [];
+    if (!/^\d+$/.test(jobId) || one.array?.jobId !== one.id) return [one];
+    return [...this.jobs.values()].filter((j) => j.array?.jobId === one.id);
   }
 
   private record(job: LocalJob, now: number): JobRecord {

@@ -41,6 +41,7 @@ export class OutageScheduler implements Scheduler {
   submit(user: UnixUser, spec: JobSpec): Promise<string> { return this.up(() => this.inner.submit(user, spec)); }
   list(user: UnixUser, query: JobQuery): Promise<JobRecord[]> { return this.up(() => this.inner.list(user, query)); }
   get(user: UnixUser, jobId: string): Promise<JobRecord | undefined> { return this.up(() => this.inner.get(user, jobId)); }
+  lookup(user: UnixUser, jobId: string): Promise<JobRecord[]> { return this.up(() => this.inner.lookup(user, jobId)); }
   metadata(user: UnixUser, jobId: string): Promise<JobMetadataRecord | undefined> { return this.up(() => this.inner.metadata(user, jobId)); }
   cancel(user: UnixUser, jobId: string): Promise<void> { return this.up(() => this.inner.cancel(user, jobId)); }
   attach(user: UnixUser, jobId: string, command: string, timeoutMs: number): Promise<{ stdout: string; stderr: string; exitCode: number }> {

@@ -6,22 +6,17 @@
  * a job that just started may be stored as `allocation` with empty fields for a moment).
  */
 import type { UnixUser } from '../users';
-import type { JobQuery, JobRecord, JobStatus, JobTime } from './types';
+import { isFinalState, type JobQuery, type JobRecord, type JobStatus, type JobTime } from './types';
 import { SEP, durationSeconds, intOrNull, nullish, slurmRun, unexpected } from './slurm-run';
 
 const SQUEUE_FIELDS = ['JobID', 'Name', 'State', 'Reason', 'NumNodes', 'Cluster', 'GroupName', 'UserName', 'Account', 'NodeList',
-  'Partition', 'PriorityLong', 'TimeUsed', 'SubmitTime', 'StartTime', 'EndTime', 'TimeLimit', 'WorkDir', 'STDOUT', 'STDERR', 'STDIN'] as const;
+  'Partition', 'PriorityLong', 'TimeUsed', 'SubmitTime', 'StartTime', 'EndTime', 'TimeLimit', 'WorkDir', 'STDOUT', 'STDERR', 'STDIN',
+  'ArrayJobID', 'ArrayTaskID'] as const;
 const SACCT_FIELDS = ['JobID', 'JobName', 'State', 'Reason', 'ExitCode', 'AllocNodes', 'Cluster', 'Group', 'User', 'Account', 'NodeList',
-  'Partition', 'Priority', 'ElapsedRaw', 'Submit', 'Start', 'End', 'Suspended', 'TimelimitRaw', 'WorkDir', 'CPUTimeRAW'] as const;
+  'Partition', 'Priority', 'ElapsedRaw', 'Submit', 'Start', 'End', 'Suspended', 'TimelimitRaw', 'WorkDir', 'CPUTimeRAW', 'JobIDRaw'] as const;
 
 type Row<F extends readonly string[]> = Record<F[number], string>;
 
-const FINAL = /^(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_OF_MEMORY|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE|SPECIAL_EXIT|REVOKED)/;
-
-/** True for states a job never leaves. */
-export function isFinalState(state: string): boolean {
-  return FINAL.test(state);
-}
 
 function rows<F extends readonly string[]>(fields: F, text: string): Row<F>[] {
   const out: Row<F>[] = [];
@@ -46,21 +41,31 @@ function exitOf(v: string): { exitCode: number | null; interruptSignal: number |
   return m ? { exitCode: Number(m[1]), interruptSignal: Number(m[2]) } : { exitCode: null, interruptSignal: null };
 }
 
-/** Expands the filename patterns sbatch understands (`%j`, `%x`, `%u`, `%N`, ...). */
-export function expandPattern(path: string, job: { jobId: string; name: string; user: string | null; nodes: string }): string {
+/**
+ * Expands the filename patterns sbatch understands (`%j`, `%A`, `%a`, `%x`, `%u`, `%N`, ...). `%A`
+ * is the array's id and `%a` the task's index (for a job outside an array: its id, and NO_VAL).
+ */
+export function expandPattern(path: string, job: { jobId: string; name: string; user: string | null; nodes: string; arrayJobId?: string | null; arrayTaskId?: string | null }): string {
+  const task = job.arrayTaskId && /^\d+$/.test(job.arrayTaskId) ? job.arrayTaskId : '4294967294';
   return path.replace(/%(\d*)([%AajJxuNnts])/g, (_all, pad: string, c: string) => {
     const width = pad ? Number(pad) : 0;
     const num = (n: string): string => n.padStart(width, '0');
     switch (c) {
       case '%': return '%';
-      case 'A': case 'j': case 'J': return num(job.jobId);
-      case 'a': return num('4294967294');
+      case 'A': return num(job.arrayJobId ?? job.jobId);
+      case 'j': case 'J': return num(job.jobId);
+      case 'a': return num(task);
       case 'x': return job.name;
       case 'u': return job.user ?? '';
       case 'N': return job.nodes.split(/[,[]/)[0] ?? '';
       default: return num('0');
     }
   });
+}
+
+/** squeue's ArrayJobID and ArrayTaskID (`N/A` outside an array). */
+function arrayOf(arrayJobId: string, arrayTaskId: string): { arrayJobId: string; arrayTaskId: string } | undefined {
+  return /^\d+$/.test(arrayJobId) && arrayTaskId && arrayTaskId !== 'N/A' ? { arrayJobId, arrayTaskId } : undefined;
 }
 
 function fromSqueue(r: Row<typeof SQUEUE_FIELDS>, cluster: string): JobRecord {
@@ -91,6 +96,7 @@ function fromSqueue(r: Row<typeof SQUEUE_FIELDS>, cluster: string): JobRecord {
     standardOutput: null,
     standardError: null,
     standardInput: null,
+    ...arrayOf(r.ArrayJobID, r.ArrayTaskID),
   };
   const expand = (p: string): string | null => (nullish(p) === null ? null : expandPattern(p, record));
   record.standardOutput = expand(r.STDOUT);
@@ -109,22 +115,28 @@ function sacctTime(r: Row<typeof SACCT_FIELDS>, final: boolean): JobTime {
   };
 }
 
+/** sacct's JobID of an array task (`12_3`) or of the tasks not started (`12_[4-9%2]`). */
+const SACCT_ARRAY = /^(\d+)_(?:(\d+)|\[(.+)\])$/;
+
 function fromSacct(lines: Row<typeof SACCT_FIELDS>[], cluster: string, userOf: (uid: number) => string | null): JobRecord[] {
+  // Keyed by the raw id: an array task's JobID is `12_3`, its JobIDRaw its own id (and its steps `15.batch`).
   const jobs = new Map<string, JobRecord>();
   for (const r of lines) {
-    const dot = r.JobID.indexOf('.');
+    const raw = r.JobIDRaw || r.JobID;
+    const dot = raw.indexOf('.');
     if (dot >= 0) {
-      const parent = jobs.get(r.JobID.slice(0, dot));
+      const parent = jobs.get(raw.slice(0, dot));
       if (!parent) continue;
       const status: JobStatus = { state: r.State, stateReason: null, ...exitOf(r.ExitCode) };
       (parent.tasks ??= []).push({ id: r.JobID, name: r.JobName, status, time: sacctTime(r, isFinalState(r.State)) });
       continue;
     }
-    // Array and heterogeneous job members (`12_3`, `12+1`) are not addressable through v2 routes.
-    if (!/^\d+$/.test(r.JobID)) continue;
+    // Heterogeneous job members (`12+1`) are not addressable through v2 routes.
+    if (!/^\d+$/.test(raw)) continue;
+    const array = SACCT_ARRAY.exec(r.JobID);
     const by = /^CANCELLED by (\d+)$/.exec(r.State);
-    jobs.set(r.JobID, {
-      jobId: r.JobID,
+    jobs.set(raw, {
+      jobId: raw,
       name: r.JobName,
       status: { state: r.State, stateReason: nullish(r.Reason), ...exitOf(r.ExitCode) },
       tasks: null,
@@ -144,6 +156,7 @@ function fromSacct(lines: Row<typeof SACCT_FIELDS>[], cluster: string, userOf: (
       standardOutput: null,
       standardError: null,
       standardInput: null,
+      ...(array ? { arrayJobId: array[1], arrayTaskId: array[2] ?? array[3] } : {}),
     });
   }
   return [...jobs.values()];
@@ -175,6 +188,9 @@ function merge(sq: JobRecord | undefined, sa: JobRecord | undefined): JobRecord 
     allocationNodes: useSacct && sa.allocationNodes > 0 ? sa.allocationNodes : sq.allocationNodes,
     nodes: sq.nodes || sa.nodes,
     cpuTime: sa.cpuTime,
+    // slurmctld knows which indexes are still waiting; the database learns it later.
+    arrayJobId: sq.arrayJobId ?? sa.arrayJobId,
+    arrayTaskId: sq.arrayTaskId ?? sa.arrayTaskId,
   };
 }
 

@@ -7,12 +7,12 @@ import { readFile } from 'node:fs/promises';
 import { systemSpawn } from '../exec';
 import type { UnixUser } from '../users';
 import type { SchedulerOptions } from './options';
-import { isFinalState, queryJobs } from './slurm-jobs';
+import { queryJobs } from './slurm-jobs';
 import { ROOT_USER, parseKeyValueLines, nullish, slurmOk, slurmRun, unexpected } from './slurm-run';
 import { parseNodes, parsePartitions, parseReservations } from './slurm-status';
 import { parseSbatchId, sbatchCall, submitStatus } from './slurm-submit';
 import {
-  SchedulerError, type JobMetadataRecord, type JobQuery, type JobRecord, type JobSpec, type NodeRecord, type PartitionRecord,
+  SchedulerError, arrayFormId, isFinalState, namesJob, type JobMetadataRecord, type JobQuery, type JobRecord, type JobSpec, type NodeRecord, type PartitionRecord,
   type ReservationRecord, type ReservationSpec, type Scheduler,
 } from './types';
 
@@ -78,10 +78,15 @@ export class SlurmScheduler implements Scheduler {
   }
 
   async get(user: UnixUser, jobId: string): Promise<JobRecord | undefined> {
-    if (!/^\d+$/.test(jobId)) return undefined;
+    return (await this.lookup(user, jobId)).find((j) => j.jobId === jobId || arrayFormId(j) === jobId);
+  }
+
+  async lookup(user: UnixUser, jobId: string): Promise<JobRecord[]> {
+    if (!/^\d+(_\d+)?$/.test(jobId)) return [];
     await this.names();
+    // squeue and sacct given an array's id list all its tasks.
     const jobs = await queryJobs(user, { jobIds: [jobId] }, { squeue: true, sacctArgs: [] }, this.cluster, this.userOf);
-    return jobs.find((j) => j.jobId === jobId);
+    return jobs.filter((j) => namesJob(j, jobId));
   }
 
   async accounting(user: UnixUser, query: JobQuery): Promise<JobRecord[]> {
@@ -123,10 +128,13 @@ export class SlurmScheduler implements Scheduler {
    * checked too. Cancelling a job that already ended does nothing (as the local backend does).
    */
   async cancel(user: UnixUser, jobId: string): Promise<void> {
-    const job = await this.get(user, jobId);
-    if (!job) throw new SchedulerError('Job not found', 404);
-    if (isFinalState(job.status.state) && (job.user === user.name || user.uid === 0)) return;
-    const out = await slurmRun(user, ['scancel', '--verbose', jobId]);
+    const jobs = await this.lookup(user, jobId);
+    if (!jobs.length) throw new SchedulerError('Job not found', 404);
+    // (An array's id cancels every task: done only when all of them are.)
+    if (jobs.every((j) => isFinalState(j.status.state) && (j.user === user.name || user.uid === 0))) return;
+    // Slurm 22.05's scancel refuses an array task's own id ("Invalid job id specified"): it takes `12_3`.
+    const task = /^\d+$/.test(jobId) ? jobs.find((j) => j.jobId === jobId && j.arrayJobId && j.arrayJobId !== jobId) : undefined;
+    const out = await slurmRun(user, ['scancel', '--verbose', task ? arrayFormId(task) : jobId]);
     if (/Invalid job id specified/i.test(out.stderr)) throw new SchedulerError('Job not found', 404, out.stderr.trim());
     if (/already completing or completed/i.test(out.stderr)) return;
     if (out.exitCode !== 0 || /.+error:.*/i.test(out.stderr)) throw unexpected(out);

@@ -67,6 +67,31 @@ export interface JobRecord {
   standardOutput: string | null;
   standardError: string | null;
   standardInput: string | null;
+  /**
+   * Job arrays: `jobId` stays the task's own numeric id (what scancel and the v2 paths take);
+   * these are the array's id and the task's index, or for the tasks not started yet their
+   * remaining indexes (`4-9%2`), as squeue's ArrayJobID and ArrayTaskID show them.
+   */
+  arrayJobId?: string | null;
+  arrayTaskId?: string | null;
+}
+
+const FINAL = /^(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_OF_MEMORY|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE|SPECIAL_EXIT|REVOKED)/;
+
+/** True for states a job never leaves (Slurm's, and the built-in scheduler's, which are a subset). */
+export function isFinalState(state: string): boolean {
+  return FINAL.test(state);
+}
+
+/** A job's id as sacct and v1 write it: `12_3` for an array task, `12_[4-9%2]` for the tasks not started. */
+export function arrayFormId(j: Pick<JobRecord, 'jobId' | 'arrayJobId' | 'arrayTaskId'>): string {
+  if (!j.arrayJobId || !j.arrayTaskId) return j.jobId;
+  return /^\d+$/.test(j.arrayTaskId) ? `${j.arrayJobId}_${j.arrayTaskId}` : `${j.arrayJobId}_[${j.arrayTaskId}]`;
+}
+
+/** Whether `id` names this record: its own id, its array form, or (for `12`) the array it belongs to. */
+export function namesJob(j: JobRecord, id: string): boolean {
+  return j.jobId === id || j.arrayJobId === id || (!!j.arrayJobId && arrayFormId(j) === id);
 }
 
 export interface JobMetadataRecord {
@@ -197,6 +222,8 @@ export interface Scheduler {
   list(user: UnixUser, query: JobQuery): Promise<JobRecord[]>;
   /** One job by id (any user's, like squeue/sacct), or undefined when the scheduler does not know it. */
   get(user: UnixUser, jobId: string): Promise<JobRecord | undefined>;
+  /** Every record `jobId` names (for an array's id: all its tasks), as squeue and sacct find them. */
+  lookup(user: UnixUser, jobId: string): Promise<JobRecord[]>;
   metadata(user: UnixUser, jobId: string): Promise<JobMetadataRecord | undefined>;
   /** Cancels as `user`: SchedulerError 404 unknown, 403 another user's job. */
   cancel(user: UnixUser, jobId: string): Promise<void>;

@@ -3,7 +3,7 @@
  * squeue/sacct/scontrol text formats: QueueJob (with the swapped `start_time`/`time` of the real
  * server, Q/5.1 #11), AcctJob, nodes, partitions and reservations.
  */
-import type { JobRecord, NodeRecord, PartitionRecord, ReservationRecord } from '../scheduler/types';
+import { arrayFormId, type JobRecord, type NodeRecord, type PartitionRecord, type ReservationRecord } from '../scheduler/types';
 
 const pad = (n: number): string => String(n).padStart(2, '0');
 
@@ -59,7 +59,8 @@ export function queueJob(job: JobRecord, files: JobFiles, now = Math.floor(Date.
   const pending = job.status.state === 'PENDING';
   const limit = job.time.limit;
   return {
-    jobid: job.jobId,
+    // squeue %i and sacct's JobID: an array task is `12_3`.
+    jobid: arrayFormId(job),
     partition: job.partition,
     name: job.name,
     user: job.user ?? '',
@@ -79,7 +80,8 @@ export function acctJob(job: JobRecord, now = Math.floor(Date.now() / 1000)): Re
   const cpu = job.cpuTime ?? el;
   const end = slurmTimestamp(job.time.end, 'Unknown');
   return {
-    jobid: job.jobId,
+    // squeue %i and sacct's JobID: an array task is `12_3`.
+    jobid: arrayFormId(job),
     partition: job.partition,
     name: job.name,
     user: job.user ?? '',

@@ -30,7 +30,7 @@ async function filesOf(deps: V1Deps, user: UnixUser, job: JobRecord, own: boolea
   if (!own) return { job_file: '', job_file_out: '', job_file_err: '', job_data_out: '', job_data_err: '', job_info_extra: 'Job info not available for other users jobs' };
   const pending = job.status.state === 'PENDING';
   return {
-    job_file: deps.jobFiles.get(job.jobId) ?? 'command-not-found',
+    job_file: deps.jobFiles.get(job.arrayJobId ?? job.jobId) ?? 'command-not-found',
     job_file_out: job.standardOutput ?? 'stdout-file-not-found',
     job_file_err: job.standardError ?? job.standardOutput ?? 'stderr-file-not-found',
     job_data_out: pending ? '' : await tailOf(user, job.standardOutput),

@@ -2,7 +2,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, validationError } from '../http/errors';
 import { queryBool, queryString } from '../http/query';
-import { SchedulerError, withAccountingLag, type JobRecord, type JobSpec } from '../scheduler/types';
+import { SchedulerError, arrayFormId, isFinalState, withAccountingLag, type JobRecord, type JobSpec } from '../scheduler/types';
 import { ctx, type V2Deps } from './context';
 import { srunWithoutShell, unknownJobCancel, upstream } from '../compat';
 
@@ -98,6 +98,19 @@ function toWire(j: JobRecord): Record<string, unknown> {
   };
 }
 
+/**
+ * The rows of one record, as the v2 server's union of sacct and squeue (keyed by their JobID
+ * texts) shows them. An array task appears as sacct writes it (`12_3`, and `12_[4-9%2]` for the
+ * tasks not started) and, while squeue still shows it, once more under its own numeric id: the
+ * only form a v2 path accepts (`^[a-zA-Z0-9]+$`), so the only handle a client has on one task.
+ */
+function wireRows(j: JobRecord): Record<string, unknown>[] {
+  const row = toWire(j);
+  if (!j.arrayJobId) return [row];
+  const array = { ...row, jobId: arrayFormId(j) };
+  return isFinalState(j.status.state) ? [array] : [array, row];
+}
+
 function jobId(req: FastifyRequest): string {
   const id = (req.params as { jobId: string }).jobId;
   if (!/^[a-zA-Z0-9]+$/.test(id)) throw validationError('path', 'jobId', "String should match pattern '^[a-zA-Z0-9]+$'");
@@ -128,14 +141,15 @@ export async function computeRoutes(app: FastifyInstance, deps: V2Deps): Promise
       name: name ? name : undefined,
       finishedWithinSeconds: seconds,
     });
-    return { jobs: withAccountingLag(jobs, deps.settings.accountingLagSeconds).map(toWire) };
+    return { jobs: withAccountingLag(jobs, deps.settings.accountingLagSeconds).flatMap(wireRows) };
   });
 
+  // An array's id finds all its tasks (sacct -j and squeue -j do); a task's own id finds it in both forms.
   app.get('/:jobId', async (req) => {
     const { user, system } = ctx(req);
-    const job = await system.scheduler.get(user, jobId(req));
-    if (!job) throw new ApiError(404, 'Job not found.');
-    return { jobs: [toWire(job)] };
+    const jobs = await system.scheduler.lookup(user, jobId(req));
+    if (!jobs.length) throw new ApiError(404, 'Job not found.');
+    return { jobs: jobs.flatMap(wireRows) };
   });
 
   app.get('/:jobId/metadata', async (req) => {
@@ -147,6 +161,10 @@ export async function computeRoutes(app: FastifyInstance, deps: V2Deps): Promise
 
   app.delete('/:jobId', async (req, reply) => {
     const { user, system } = ctx(req);
+    // Upstream hands the id to scancel as it is, which refuses an array task's own id.
+    if (upstream(req) && (await system.scheduler.lookup(user, jobId(req))).some((j) => j.jobId === jobId(req) && j.arrayJobId && j.arrayJobId !== j.jobId)) {
+      throw unknownJobCancel(jobId(req));
+    }
     try {
       await system.scheduler.cancel(user, jobId(req));
     } catch (e) {

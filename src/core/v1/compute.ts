@@ -7,6 +7,7 @@ import type { AccountingQuery, CallOptions, JobListOptions } from '../api';
 import { FirecrestError, NotFoundError, NotSupportedError } from '../errors';
 import type { ComputeNode, Job, JobSubmission, Partition, Reservation } from '../model';
 import type { QueryValue } from '../http/apiHttp';
+import { pickJob } from '../jobArrays';
 import { checkDependency, withDirectives } from '../jobScript';
 import { JobFacts, knownPath } from './jobFacts';
 import { Tasks, type TaskWaitOptions } from './tasks';
@@ -114,15 +115,27 @@ export class ComputeRoutes {
 
   /** One job: the queue first, then accounting for a job that already left it. */
   async job(machine: string, jobId: string, o: CallOptions = {}): Promise<Job> {
-    const queued = (await this.jobs(machine, { ...o, jobIds: [jobId] })).find((j) => j.id === jobId);
-    if (queued) return queued;
-    const done = (await this.accounting(machine, { ...o, jobIds: [jobId] })).find((j) => j.id === jobId);
+    const queue = await this.jobs(machine, { ...o, jobIds: [jobId] });
+    const queued = pickJob(jobId, queue);
+    if (queued && queued.array?.jobId !== jobId) return queued;
+    // Not queued, or an array's id, which stands for all its tasks: the queue has those still to
+    // end, sacct those that ended.
+    const inQueue = new Set(queue.map((j) => j.id));
+    const done = pickJob(jobId, [...queue, ...(await this.accounting(machine, { ...o, jobIds: [jobId] })).filter((j) => !inQueue.has(j.id))]);
     if (done) return done;
     throw new NotFoundError(`Job ${jobId} not found on ${machine}`, { route: 'GET /compute/jobs' });
   }
 
   async cancel(machine: string, jobId: string, o: CallOptions = {}): Promise<void> {
     await this.task('DELETE', '/compute/jobs/{id}', machine, { params: { id: jobId }, expect: 200, wait: o });
+  }
+
+  /** One task of an array: v1 takes `12_3` as scancel does. */
+  async cancelTask(machine: string, task: Job, o: CallOptions = {}): Promise<void> {
+    const a = task.array;
+    if (!a || a.taskId === undefined) throw new NotSupportedError(`${task.id} is not one task of an array`);
+    if (task.isFinal) return;
+    await this.cancel(machine, `${a.jobId}_${a.taskId}`, o);
   }
 
   /** sacct through every page (`pageNumber` is 0-based; a page past the end fails the task, Q8). */

@@ -123,10 +123,12 @@ export class RecentJobs {
     const t = this.tracked(machine);
     const seeded = await this.seed(machine, t, o);
     // Kept in job id order (Slurm's ids grow): the newest are the ones asked for by id.
-    if (seeded) t.ids = new Set([...new Set([...seeded.map((j) => j.id), ...t.ids])].sort((a, b) => (parseInt(a, 10) || 0) - (parseInt(b, 10) || 0)));
+    if (seeded) t.ids = new Set([...new Set([...seeded.filter((j) => !j.array?.pending).map((j) => j.id), ...t.ids])].sort((a, b) => (parseInt(a, 10) || 0) - (parseInt(b, 10) || 0)));
     const queued = new Set(queue.map((j) => j.id));
     // Other users' jobs (all-users listings) are shown while queued only.
-    for (const j of queue) if (!o.allUsers) t.ids.add(j.id);
+    // (Not the row of an array's tasks not started, `12_[4-9]`: sacct refuses that id. Its tasks
+    // are tracked one by one once they start.)
+    for (const j of queue) if (!o.allUsers && !j.array?.pending) t.ids.add(j.id);
     while (t.ids.size > 4 * MAX_IDS) t.ids.delete(t.ids.values().next().value as string);
     const departed = [...t.ids].filter((id) => !queued.has(id)).slice(-MAX_IDS);
     if (departed.length === 0) return queue;
@@ -137,8 +139,11 @@ export class RecentJobs {
       const finished = departed.map((id) => inSeed.get(id) as Job).filter((j) => j.isFinal);
       t.asked = { at: this.now(), key, finished, complete: finished.length === departed.length };
     } else if (!t.asked || t.asked.key !== key || !t.asked.complete || this.now() - t.asked.at > REUSE_MS) {
-      const finished = (await this.source.finished(machine, departed, o)).filter((j) => j.isFinal);
-      const found = new Set(finished.map((j) => j.id));
+      const answer = await this.source.finished(machine, departed, o);
+      const finished = answer.filter((j) => j.isFinal);
+      // An array's id is answered by its tasks: found once none of them is still to end.
+      const running = new Set(answer.filter((j) => !j.isFinal && j.array).map((j) => j.array!.jobId));
+      const found = new Set(finished.flatMap((j) => (j.array && !running.has(j.array.jobId) ? [j.id, j.array.jobId] : [j.id])));
       for (const id of departed) {
         if (found.has(id)) t.lagging.delete(id);
         else if (!t.lagging.has(id)) t.lagging.set(id, this.now());

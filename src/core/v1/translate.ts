@@ -1,5 +1,6 @@
 /** Pure translations of v1 compute task `data` (§2.7.4) into the domain model. */
 import { classifyState, isFinalState } from '../jobState';
+import { withArray } from '../jobArrays';
 import type { ComputeNode, Job, Partition, Reservation } from '../model';
 
 /** A scalar wire value as text ('' for anything else). */
@@ -40,6 +41,7 @@ function base(r: Record<string, unknown>, state: string, exitCode?: number): Job
     user: str(r.user),
     nodes: str(r.nodelist),
     nodeCount: Number.isFinite(nodes) && nodes > 0 ? nodes : undefined,
+    ...withArray(s(r.jobid)),
   };
 }
 

@@ -180,6 +180,7 @@ export class V1Api implements FirecrestApi, V1Extras {
     return { id: j.id, stdoutPath: j.stdoutPath, stderrPath: j.stderrPath };
   }
   cancelJob(system: string, jobId: string, o?: CallOptions): Promise<void> { return this.compute.cancel(system, jobId, o); }
+  cancelJobTask(system: string, task: Job, o?: CallOptions): Promise<void> { return this.compute.cancelTask(system, task, o); }
   attachToJob(): Promise<void> { return Promise.reject(new NotSupportedError('Attaching to a job is not available on FirecREST API v1')); }
   accounting(system: string, q: AccountingQuery): Promise<Job[]> { return this.compute.accounting(system, q); }
 

@@ -1,6 +1,7 @@
 /** v2 compute routes (§3.3): submit, list, inspect, cancel, attach. */
 import type { CallOptions, JobListOptions } from '../api';
-import { NotFoundError, NotSupportedError } from '../errors';
+import { NotFoundError, NotSupportedError, ServerError } from '../errors';
+import { foldArrayTwins, pickJob } from '../jobArrays';
 import { checkDependency, withDirectives } from '../jobScript';
 import type { ApiHttp } from '../http/apiHttp';
 import type { Job, JobMetadata, JobSubmission } from '../model';
@@ -45,14 +46,49 @@ export class ComputeRoutes {
   async jobs(system: string, o: JobListOptions = {}): Promise<Job[]> {
     const query = { allusers: !!o.allUsers, account: o.account ?? '', name: o.name, time_window: o.timeWindow };
     const res = await this.http.request({ method: 'GET', route: JOBS, params: { system }, query, expect: [200], call: o });
-    return (parseBody(JobsW, res, `GET ${JOBS}`).jobs ?? []).map(toJob);
+    return foldArrayTwins((parseBody(JobsW, res, `GET ${JOBS}`).jobs ?? []).map(toJob));
   }
 
-  async job(system: string, jobId: string, call?: CallOptions): Promise<Job> {
+  /** Every row the server gives for an id (an array's id: all its tasks, in both their forms). */
+  async jobRows(system: string, jobId: string, call?: CallOptions): Promise<Job[]> {
     const res = await this.http.request({ method: 'GET', route: JOB, params: { system, jobId }, expect: [200], call });
-    const jobs = parseBody(JobsW, res, `GET ${JOB}`).jobs ?? [];
-    if (!jobs.length) throw new NotFoundError(`Job ${jobId} not found`, { status: 200, route: `GET ${JOB}` });
-    return toJob(jobs[0]);
+    return (parseBody(JobsW, res, `GET ${JOB}`).jobs ?? []).map(toJob);
+  }
+
+  /** One job; for an array's id, the array as a whole (`arraySummary`). */
+  async job(system: string, jobId: string, call?: CallOptions): Promise<Job> {
+    const job = pickJob(jobId, await this.jobRows(system, jobId, call));
+    if (!job) throw new NotFoundError(`Job ${jobId} not found`, { status: 200, route: `GET ${JOB}` });
+    return job;
+  }
+
+  /**
+   * One task of an array. A v2 path takes no `12_3`, only the task's own numeric id, which the
+   * server lists while the task is queued or running. That id is checked first (the server must
+   * show it as this task), and the array's own id is never used (it cancels every task).
+   */
+  async cancelTask(system: string, task: Job, call?: CallOptions): Promise<void> {
+    const a = task.array;
+    if (!a || a.taskId === undefined) throw new NotSupportedError(`${task.id} is not one task of an array`);
+    const name = `${a.jobId}_${a.taskId}`;
+    const instead = `cancel the whole array (${a.jobId}) instead`;
+    if (task.isFinal) return;
+    if (!task.ownId || task.ownId === a.jobId) {
+      throw new NotSupportedError(`Task ${name} cannot be cancelled on its own through FirecREST API v2: v2 takes a task only by its own job id, and the server has not listed one for it. You can ${instead}.`);
+    }
+    const rows = await this.jobRows(system, task.ownId, call);
+    if (!rows.some((r) => r.id === name)) {
+      throw new NotSupportedError(`Task ${name} cannot be cancelled on its own: job ${task.ownId} is no longer that task on the server. Refresh the Jobs view, or ${instead}.`);
+    }
+    try {
+      await this.cancel(system, task.ownId, call);
+    } catch (e) {
+      // Slurm's scancel refuses a task's own id; upstream servers pass it on unchanged (500).
+      if ((e instanceof ServerError || e instanceof NotFoundError) && /Invalid job id/i.test(e.message)) {
+        throw new NotSupportedError(`This server's scheduler refuses task ${name} by its own job id (${task.ownId}), and FirecREST API v2 does not accept ${name}. You can ${instead}.`, { cause: e });
+      }
+      throw e;
+    }
   }
 
   async metadata(system: string, jobId: string, call?: CallOptions): Promise<JobMetadata> {

@@ -1,6 +1,7 @@
 /** Pure translations of validated v2 wire objects into the domain model. */
 import { decodeCEscapes } from '../entryNames';
 import { classifyState, isFinalState } from '../jobState';
+import { withArray } from '../jobArrays';
 import type { FileEntry, FileKind, Health, HealthStatus, Job, Partition, ServiceHealth, System } from '../model';
 import type { FileWire, JobWire, PartitionWire, SystemWire } from './wire';
 
@@ -85,6 +86,7 @@ export function toJob(j: JobWire): Job {
     cluster: j.cluster ?? undefined,
     workingDirectory: j.workingDirectory ?? undefined,
     priority: j.priority ?? undefined,
+    ...withArray(j.jobId),
   };
 }
 

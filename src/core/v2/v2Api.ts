@@ -163,6 +163,7 @@ export class V2Api implements FirecrestApi {
   job(system: string, jobId: string, o?: CallOptions): Promise<Job> { return this.compute.job(system, jobId, o); }
   jobMetadata(system: string, jobId: string, o?: CallOptions): Promise<JobMetadata> { return this.compute.metadata(system, jobId, o); }
   cancelJob(system: string, jobId: string, o?: CallOptions): Promise<void> { return this.compute.cancel(system, jobId, o); }
+  cancelJobTask(system: string, task: Job, o?: CallOptions): Promise<void> { return this.compute.cancelTask(system, task, o); }
   attachToJob(system: string, jobId: string, command: string, o?: CallOptions): Promise<void> { return this.compute.attach(system, jobId, command, o); }
   waitForJob(system: string, jobId: string, o?: WaitOptions): Promise<Job> { return this.waiter.waitForJob(system, jobId, o); }
   waitForTransferJob(job: TransferJob, o?: WaitOptions): Promise<void> { return this.waiter.waitForTransferJob(job, o); }

@@ -1,0 +1,189 @@
+/**
+ * Job arrays as the servers list them. Slurm names a task `12_3` and the tasks not started yet
+ * `12_[4-99%10]` (sacct, squeue's `%i`, v1). The v2 servers list the union of sacct and squeue by
+ * their id texts, so a queued or running task shows twice: as `12_3` and under its own numeric id
+ * (squeue's JobID), with nothing on the wire linking the two. `foldArrayTwins` puts each such twin
+ * back on its task (as `ownId`, the only id of a task a v2 path accepts), and `arraySummary` is
+ * what an array's id stands for: all its tasks at once.
+ */
+import { classifyState, isFinalState } from './jobState';
+import type { Job, JobArrayInfo } from './model';
+
+const ARRAY_ID = /^(\d{1,20})_(?:(\d{1,10})|\[([0-9,:%-]{1,512})\])$/;
+/** More indexes than any Slurm allows (MaxArraySize is at most 4,000,001): a row claiming more is refused. */
+const MAX_INDEXES = 4_000_001;
+
+/** How many indexes an array spec names (`0-99:2,150%10` → 51), or undefined when it is not one. */
+export function countIndexes(spec: string): number | undefined {
+  const body = spec.replace(/%\d+$/, '');
+  let total = 0;
+  for (const part of body.split(',')) {
+    const m = /^(\d+)(?:-(\d+)(?::(\d+))?)?$/.exec(part);
+    if (!m) return undefined;
+    const from = Number(m[1]);
+    const to = m[2] === undefined ? from : Number(m[2]);
+    const step = m[3] === undefined ? 1 : Number(m[3]);
+    if (to < from || step < 1) return undefined;
+    total += Math.floor((to - from) / step) + 1;
+    if (total > MAX_INDEXES) return undefined;
+  }
+  return total;
+}
+
+/** The array membership an id spells, if any. */
+export function arrayInfo(id: string): JobArrayInfo | undefined {
+  const m = ARRAY_ID.exec(id);
+  if (!m) return undefined;
+  if (m[2] !== undefined) return { jobId: m[1], taskId: Number(m[2]), count: 1 };
+  const count = countIndexes(m[3]);
+  return count === undefined ? undefined : { jobId: m[1], pending: m[3], count };
+}
+
+/** `{ array }` for a job whose id names an array member, else nothing (spread into a Job). */
+export function withArray(id: string): { array?: JobArrayInfo } {
+  const array = arrayInfo(id);
+  return array ? { array } : {};
+}
+
+/** 0 waiting, 1 started, 2 ended: the twin that is further along is the fresher one. */
+function progress(j: Job): number {
+  return j.isFinal ? 2 : j.stateClass === 'pending' ? 0 : 1;
+}
+
+function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/**
+ * Folds the numeric twins of array tasks (see above) into the tasks. A twin and its task share the
+ * name, user, partition and start time; tasks that started in the same second pair in index order
+ * with the twins in id order (Slurm hands out ids as it starts tasks, lowest index first), except
+ * that the array's own id goes to the last task to start. The pairing is a good guess, not a
+ * promise: a v2 cancel of one task checks it first (`GET …/jobs/<ownId>` must show `12_3`).
+ * A plain pending row under an array's id is squeue's view of the tasks not started: dropped.
+ */
+export function foldArrayTwins(jobs: Job[]): Job[] {
+  let arrays: Set<string> | undefined;
+  for (const j of jobs) if (j.array) (arrays ??= new Set()).add(j.array.jobId);
+  if (!arrays) return jobs;
+  const withPending = new Set<string>();
+  for (const j of jobs) if (j.array && j.array.taskId === undefined) withPending.add(j.array.jobId);
+  const drop = new Set<Job>();
+  const twins: Job[] = [];
+  for (const j of jobs) {
+    if (j.array || !/^\d+$/.test(j.id)) continue;
+    if (withPending.has(j.id) && j.stateClass === 'pending') drop.add(j);
+    else twins.push(j);
+  }
+  const tasks = jobs.filter((j) => j.array?.taskId !== undefined);
+  // Strictly first (same end, too), then loosely: the database may not know yet that a task ended.
+  const loose = (j: Job): string => `${j.name}\0${j.user ?? ''}\0${j.partition ?? ''}\0${j.startTime ?? ''}`;
+  const strict = (j: Job): string => `${loose(j)}\0${j.isFinal}\0${j.endTime ?? ''}`;
+  const order = (j: Job): number => (arrays.has(j.id) ? Number.MAX_SAFE_INTEGER : Number(j.id));
+  for (const key of [strict, loose]) {
+    const open = new Map<string, Job[]>();
+    for (const t of tasks) if (t.ownId === undefined) push(open, key(t), t);
+    const found = new Map<string, Job[]>();
+    for (const tw of twins) if (!drop.has(tw) && open.has(key(tw))) push(found, key(tw), tw);
+    for (const [k, list] of found) {
+      const group = open.get(k)!.sort((a, b) => a.array!.taskId! - b.array!.taskId!);
+      list.sort((a, b) => order(a) - order(b));
+      for (let i = 0; i < Math.min(group.length, list.length); i++) {
+        fold(group[i], list[i]);
+        drop.add(list[i]);
+      }
+    }
+  }
+  return drop.size ? jobs.filter((j) => !drop.has(j)) : jobs;
+}
+
+/** The twin's id onto its task, and its state when it is further along. */
+function fold(task: Job, twin: Job): void {
+  task.ownId = twin.id;
+  if (progress(twin) > progress(task)) {
+    Object.assign(task, { state: twin.state, stateClass: twin.stateClass, isFinal: twin.isFinal, reason: twin.reason, exitCode: twin.exitCode, endTime: twin.endTime ?? task.endTime });
+  }
+  task.nodes ??= twin.nodes;
+  task.stdoutPath ??= twin.stdoutPath;
+  task.stderrPath ??= twin.stderrPath;
+}
+
+export interface ArrayCounts {
+  running: number;
+  pending: number;
+  /** Ended, any way. */
+  done: number;
+  /** Ended other than COMPLETED (failed, cancelled, timed out, ...). */
+  failed: number;
+  total: number;
+}
+
+/** The tasks' counts by state (a row of tasks not started counts for each of them). */
+export function arrayCounts(tasks: readonly Job[]): ArrayCounts {
+  const c: ArrayCounts = { running: 0, pending: 0, done: 0, failed: 0, total: 0 };
+  for (const t of tasks) {
+    const n = t.array?.count ?? 1;
+    c.total += n;
+    if (t.isFinal) {
+      c.done += n;
+      if (t.stateClass !== 'completed') c.failed += n;
+    } else if (t.stateClass === 'pending') c.pending += n;
+    else c.running += n;
+  }
+  return c;
+}
+
+/** `12 running · 80 pending · 8 done (1 failed)`, leaving out what is zero. */
+export function describeCounts(c: ArrayCounts): string {
+  const parts: string[] = [];
+  if (c.running) parts.push(`${c.running} running`);
+  if (c.pending) parts.push(`${c.pending} pending`);
+  if (c.done) parts.push(`${c.done} done${c.failed ? ` (${c.failed} failed)` : ''}`);
+  return parts.join(' · ') || 'no tasks';
+}
+
+/**
+ * An array as one job: running while any task runs, pending while any waits, and once all ended
+ * COMPLETED, or the first other end state (FAILED before CANCELLED before the rest).
+ */
+export function arraySummary(arrayId: string, tasks: readonly Job[]): Job {
+  const c = arrayCounts(tasks);
+  const first = tasks[0];
+  let state: string;
+  if (c.running) state = tasks.find((t) => !t.isFinal && t.stateClass !== 'pending')?.state ?? 'RUNNING';
+  else if (c.pending) state = 'PENDING';
+  else if (!c.failed) state = 'COMPLETED';
+  else {
+    const ends = tasks.filter((t) => t.stateClass !== 'completed').map((t) => t.state);
+    state = ends.find((s) => s.startsWith('FAILED')) ?? ends.find((s) => s.startsWith('CANCELLED')) ?? ends[0] ?? 'FAILED';
+  }
+  const exitCode = tasks.reduce<number | undefined>((m, t) => (t.exitCode === undefined ? m : Math.max(m ?? 0, t.exitCode)), undefined);
+  const starts = tasks.map((t) => t.startTime).filter((x): x is number => x !== undefined);
+  const ends = tasks.map((t) => t.endTime).filter((x): x is number => x !== undefined);
+  return {
+    ...first,
+    id: arrayId,
+    state,
+    stateClass: classifyState(state, exitCode),
+    isFinal: isFinalState(state),
+    reason: c.running || !c.pending ? undefined : tasks.find((t) => t.stateClass === 'pending')?.reason,
+    exitCode,
+    startTime: starts.length ? Math.min(...starts) : undefined,
+    endTime: !c.running && !c.pending && ends.length ? Math.max(...ends) : undefined,
+    array: { jobId: arrayId, count: c.total },
+    ownId: undefined,
+  };
+}
+
+/**
+ * One job from the rows a server gave for `id`: an array's id stands for all its tasks (summed
+ * up); otherwise the row of that id (or the task it is the own id of).
+ */
+export function pickJob(id: string, rows: Job[]): Job | undefined {
+  const folded = foldArrayTwins(rows);
+  const tasks = folded.filter((j) => j.array?.jobId === id);
+  if (tasks.length) return arraySummary(id, tasks);
+  return folded.find((j) => j.id === id) ?? folded.find((j) => j.ownId === id);
+}

@@ -1,0 +1,3 @@
+import { arraySuite } from './arrayCases';
+
+arraySuite('v2');
