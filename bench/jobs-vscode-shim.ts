@@ -63,3 +63,9 @@ export class EventEmitter<T> {
     this.listeners.clear();
   }
 }
+
+/** Settings as a fresh install has them: every `get` answers undefined, so the code's defaults apply. */
+export const workspace = {
+  getConfiguration: (_section?: string) => ({ get: <T>(_key: string): T | undefined => undefined }),
+  onDidChangeConfiguration: (_listener: (e: { affectsConfiguration(s: string): boolean }) => unknown): Disposable => new Disposable(() => undefined),
+};

@@ -46,6 +46,9 @@ const SHARED = {
   'src/core/shellQuote.ts': 'shared',
   // The client writes `--dependency` into scripts; the Jobs view reads the job ids back out.
   'src/core/jobScript.ts': 'shared',
+  // Job arrays: the client folds and sums them up, the Jobs view groups them (with the job states).
+  'src/core/jobArrays.ts': 'shared',
+  'src/core/jobState.ts': 'shared',
   // The client's token sources and the OIDC sign-in both read a JWT's expiry.
   'src/core/auth/jwt.ts': 'shared',
   'src/common/lifecycle.ts': 'shared',

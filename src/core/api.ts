@@ -152,9 +152,9 @@ export interface FirecrestApi {
   jobMetadata(system: string, jobId: string, opts?: CallOptions): Promise<JobMetadata>;
   cancelJob(system: string, jobId: string, opts?: CallOptions): Promise<void>;
   /**
-   * One task of an array (a Job with `array.taskId`), leaving the others running. v1 takes `12_3`;
-   * v2 only the task's own id, when the server listed one (NotSupportedError otherwise, saying to
-   * cancel the whole array by its id with `cancelJob`).
+   * One task of an array (a Job with `array.taskId`), or its row of tasks not started, leaving the
+   * others running. v1 takes `12_3` and `12_[4-9]`; v2 only a task's own id, when the server listed
+   * one (NotSupportedError otherwise, saying to cancel the whole array by its id with `cancelJob`).
    */
   cancelJobTask(system: string, task: Job, opts?: CallOptions): Promise<void>;
   /** v2: runs a command inside the job's allocation. */

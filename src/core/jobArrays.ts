@@ -71,28 +71,39 @@ export function foldArrayTwins(jobs: Job[]): Job[] {
   const withPending = new Set<string>();
   for (const j of jobs) if (j.array && j.array.taskId === undefined) withPending.add(j.array.jobId);
   const drop = new Set<Job>();
-  const twins: Job[] = [];
+  // Twins by name, user, partition and start (one key per row, computed once).
+  const key = (j: Job): string => `${j.name}\0${j.user ?? ''}\0${j.partition ?? ''}\0${j.startTime ?? ''}`;
+  const twins = new Map<string, Job[]>();
   for (const j of jobs) {
     if (j.array || !/^\d+$/.test(j.id)) continue;
     if (withPending.has(j.id) && j.stateClass === 'pending') drop.add(j);
-    else twins.push(j);
+    else push(twins, key(j), j);
   }
-  const tasks = jobs.filter((j) => j.array?.taskId !== undefined);
-  // Strictly first (same end, too), then loosely: the database may not know yet that a task ended.
-  const loose = (j: Job): string => `${j.name}\0${j.user ?? ''}\0${j.partition ?? ''}\0${j.startTime ?? ''}`;
-  const strict = (j: Job): string => `${loose(j)}\0${j.isFinal}\0${j.endTime ?? ''}`;
-  const order = (j: Job): number => (arrays.has(j.id) ? Number.MAX_SAFE_INTEGER : Number(j.id));
-  for (const key of [strict, loose]) {
-    const open = new Map<string, Job[]>();
-    for (const t of tasks) if (t.ownId === undefined) push(open, key(t), t);
-    const found = new Map<string, Job[]>();
-    for (const tw of twins) if (!drop.has(tw) && open.has(key(tw))) push(found, key(tw), tw);
-    for (const [k, list] of found) {
-      const group = open.get(k)!.sort((a, b) => a.array!.taskId! - b.array!.taskId!);
-      list.sort((a, b) => order(a) - order(b));
-      for (let i = 0; i < Math.min(group.length, list.length); i++) {
-        fold(group[i], list[i]);
-        drop.add(list[i]);
+  if (twins.size) {
+    const tasks = new Map<string, Job[]>();
+    for (const j of jobs) {
+      if (j.array?.taskId === undefined) continue;
+      const k = key(j);
+      if (twins.has(k)) push(tasks, k, j);
+    }
+    const order = (j: Job): number => (arrays.has(j.id) ? Number.MAX_SAFE_INTEGER : Number(j.id));
+    for (const [k, group] of tasks) {
+      group.sort((a, b) => a.array!.taskId! - b.array!.taskId!);
+      const list = twins.get(k)!.sort((a, b) => order(a) - order(b));
+      // Those that ended alike (or are both still on) first, then the rest (the database may not
+      // know yet that a task ended). A task's own id is never below its array's id (ids grow), and
+      // another array's id is that array's.
+      const fits = (task: Job, twin: Job, strict: boolean): boolean =>
+        task.ownId === undefined && Number(twin.id) >= Number(task.array!.jobId) && (!arrays.has(twin.id) || twin.id === task.array!.jobId)
+        && (!strict || (task.isFinal === twin.isFinal && (!task.isFinal || task.endTime === twin.endTime)));
+      for (const strict of [true, false]) {
+        for (const twin of list) {
+          if (drop.has(twin)) continue;
+          const task = group.find((g) => fits(g, twin, strict));
+          if (!task) continue;
+          fold(task, twin);
+          drop.add(twin);
+        }
       }
     }
   }
@@ -186,4 +197,32 @@ export function pickJob(id: string, rows: Job[]): Job | undefined {
   const tasks = folded.filter((j) => j.array?.jobId === id);
   if (tasks.length) return arraySummary(id, tasks);
   return folded.find((j) => j.id === id) ?? folded.find((j) => j.ownId === id);
+}
+
+/** True for the one job standing for a whole array (what `arraySummary` and `groupArrays` make). */
+export function isArrayParent(j: Job): boolean {
+  return j.array !== undefined && j.array.taskId === undefined && j.array.pending === undefined && j.id === j.array.jobId;
+}
+
+/**
+ * A listing with each array's tasks replaced by one parent (`arraySummary`), where its first task
+ * was, and the tasks by array id (in index order; the row of the tasks not started last). One
+ * pass and one sort per array.
+ */
+export function groupArrays(jobs: readonly Job[]): { jobs: Job[]; arrays: Map<string, Job[]> } {
+  const arrays = new Map<string, Job[]>();
+  for (const j of jobs) if (j.array && !isArrayParent(j)) push(arrays, j.array.jobId, j);
+  if (!arrays.size) return { jobs: jobs as Job[], arrays };
+  const out: Job[] = [];
+  for (const j of jobs) {
+    if (!j.array || isArrayParent(j)) {
+      out.push(j);
+      continue;
+    }
+    const tasks = arrays.get(j.array.jobId)!;
+    if (tasks[0] !== j) continue;
+    tasks.sort((a, b) => (a.array!.taskId ?? Number.MAX_SAFE_INTEGER) - (b.array!.taskId ?? Number.MAX_SAFE_INTEGER));
+    out.push(arraySummary(j.array.jobId, tasks));
+  }
+  return { jobs: out, arrays };
 }

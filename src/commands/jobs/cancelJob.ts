@@ -1,6 +1,7 @@
 /** Cancel Job: one job, or every selected job in the tree, after a modal confirmation. */
 import * as vscode from 'vscode';
 import { asJobRef, type JobRef } from '../../common/jobRef';
+import { isArrayParent } from '../../core/jobArrays';
 import type { ExtensionServices } from '../../common/services';
 import type { JobsViewControl } from '../../common/viewControls';
 import { resolveJob } from './pickers';
@@ -19,7 +20,7 @@ export async function cancelJob(services: ExtensionServices, jobs: JobsViewContr
   }
   const skipConfirm = Boolean((arg as { confirm?: unknown } | undefined)?.confirm === false);
   if (!skipConfirm) {
-    const names = refs.map((r) => (r.job ? `${r.jobId} (${r.job.name})` : r.jobId)).join(', ');
+    const names = refs.map((r) => (r.job ? `${r.jobId} (${r.job.name}${isArrayParent(r.job) ? `, an array of ${r.job.array!.count} tasks` : ''})` : r.jobId)).join(', ');
     const ok = 'Cancel Job' + (refs.length > 1 ? 's' : '');
     const pick = await vscode.window.showWarningMessage(refs.length > 1 ? `Cancel ${refs.length} jobs: ${names}?` : `Cancel job ${names} on ${refs[0].system}?`, { modal: true }, ok);
     if (pick !== ok) return [];
@@ -31,7 +32,9 @@ export async function cancelJob(services: ExtensionServices, jobs: JobsViewContr
     try {
       const profile = r.profile || services.connections.defaultProfileName();
       const client = await services.connections.client(profile);
-      await client.cancelJob(r.system, r.jobId);
+      // A task of an array (or its tasks not started) alone; an array's id cancels every task.
+      if (r.job?.array && !isArrayParent(r.job)) await client.cancelJobTask(r.system, r.job);
+      else await client.cancelJob(r.system, r.jobId);
       done.push(r.jobId);
       cancelled.push({ ...r, profile: profile ?? r.profile });
     } catch (e) {

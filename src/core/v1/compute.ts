@@ -130,12 +130,13 @@ export class ComputeRoutes {
     await this.task('DELETE', '/compute/jobs/{id}', machine, { params: { id: jobId }, expect: 200, wait: o });
   }
 
-  /** One task of an array: v1 takes `12_3` as scancel does. */
+  /** One task of an array, or its tasks not started yet: v1 takes `12_3` and `12_[4-9]` as scancel does. */
   async cancelTask(machine: string, task: Job, o: CallOptions = {}): Promise<void> {
     const a = task.array;
-    if (!a || a.taskId === undefined) throw new NotSupportedError(`${task.id} is not one task of an array`);
+    if (!a || (a.taskId === undefined && a.pending === undefined)) throw new NotSupportedError(`${task.id} is not a task of an array`);
     if (task.isFinal) return;
-    await this.cancel(machine, `${a.jobId}_${a.taskId}`, o);
+    // (The server's id check takes no `%N` throttle.)
+    await this.cancel(machine, a.taskId !== undefined ? `${a.jobId}_${a.taskId}` : `${a.jobId}_[${a.pending!.replace(/%\d+$/, '')}]`, o);
   }
 
   /** sacct through every page (`pageNumber` is 0-based; a page past the end fails the task, Q8). */

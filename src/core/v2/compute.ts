@@ -69,10 +69,11 @@ export class ComputeRoutes {
    */
   async cancelTask(system: string, task: Job, call?: CallOptions): Promise<void> {
     const a = task.array;
-    if (!a || a.taskId === undefined) throw new NotSupportedError(`${task.id} is not one task of an array`);
-    const name = `${a.jobId}_${a.taskId}`;
+    if (!a || (a.taskId === undefined && a.pending === undefined)) throw new NotSupportedError(`${task.id} is not a task of an array`);
     const instead = `cancel the whole array (${a.jobId}) instead`;
     if (task.isFinal) return;
+    if (a.taskId === undefined) throw new NotSupportedError(`The tasks of array ${a.jobId} that have not started (${a.pending}) cannot be cancelled apart from the others through FirecREST API v2, which takes plain job ids only. You can ${instead}.`);
+    const name = `${a.jobId}_${a.taskId}`;
     if (!task.ownId || task.ownId === a.jobId) {
       throw new NotSupportedError(`Task ${name} cannot be cancelled on its own through FirecREST API v2: v2 takes a task only by its own job id, and the server has not listed one for it. You can ${instead}.`);
     }

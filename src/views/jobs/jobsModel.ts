@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { RateLimitedError } from '../../core/errors';
 import type { Job } from '../../core/model';
+import { groupArrays } from '../../core/jobArrays';
 import { jobKey, type JobRef } from '../../common/jobRef';
 import type { RefreshRun } from '../../common/refreshScheduler';
 import type { ConnectionService } from '../../common/services';
@@ -18,7 +19,12 @@ export interface SystemJobs {
   profile: string;
   system: string;
   jobs?: Job[];
+  /** Grouped by state, an array as one job (`groupArrays`), whose tasks are in `arrays`. */
   groups?: Record<JobGroup, Job[]>;
+  /** The tasks of each array, by the array's id, in index order. */
+  arrays?: Map<string, Job[]>;
+  /** `jobs` with each array as one job: what is watched and announced (one notice per array). */
+  units?: Job[];
   error?: unknown;
 }
 
@@ -181,7 +187,9 @@ export class JobsModel implements vscode.Disposable {
     for (const p of next) {
       for (const s of p.systems) {
         if (!s.groups && s.jobs) Object.assign(s, this.withGroups(s));
-        for (const job of s.jobs ?? []) {
+        for (const job of s.jobs ?? []) if (job.array) this.byKey.set(jobKey({ profile: p.profile, system: s.system, jobId: job.id }), job);
+        // An array is watched, and its end announced, as one job.
+        for (const job of s.units ?? s.jobs ?? []) {
           const ref = { profile: p.profile, system: s.system, jobId: job.id };
           const key = jobKey(ref);
           this.byKey.set(key, job);
@@ -231,7 +239,7 @@ export class JobsModel implements vscode.Disposable {
     const now = Date.now();
     for (const [key, e] of this.endedById) {
       const s = next.find((p) => p.profile === e.ref.profile)?.systems.find((x) => x.system === e.ref.system);
-      if (now - e.at > ENDED_KEEP_MS || s?.jobs?.some((j) => j.id === e.job.id)) {
+      if (now - e.at > ENDED_KEEP_MS || s?.jobs?.some((j) => j.id === e.job.id || j.array?.jobId === e.job.id)) {
         this.endedById.delete(key);
         continue;
       }
@@ -243,7 +251,8 @@ export class JobsModel implements vscode.Disposable {
   private withGroups(s: SystemJobs): SystemJobs {
     const groups: Record<JobGroup, Job[]> = { running: [], pending: [], finished: [], transfers: [] };
     const hide = vscode.workspace.getConfiguration('firecrest').get<string>('jobs.transferJobs') === 'hide';
-    for (const job of s.jobs ?? []) {
+    const { jobs: units, arrays } = groupArrays(s.jobs ?? []);
+    for (const job of units) {
       const group = groupOf(job);
       if (group !== 'transfers' || !hide) groups[group].push(job);
     }
@@ -252,7 +261,7 @@ export class JobsModel implements vscode.Disposable {
     const newest = (unended: number) => (a: Job, b: Job): number => (b.endTime ?? unended) - (a.endTime ?? unended) || Number(b.id) - Number(a.id);
     groups.finished.sort(newest(0));
     groups.transfers.sort(newest(Number.MAX_SAFE_INTEGER));
-    return { ...s, groups };
+    return { ...s, groups, arrays, units };
   }
 
   private applyFilter(jobs: Job[]): Job[] {

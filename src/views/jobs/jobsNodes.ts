@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { NotSupportedError, UnauthorizedError } from '../../core/errors';
+import { arrayCounts, describeCounts } from '../../core/jobArrays';
 import type { Job } from '../../core/model';
 import { GROUP_LABEL, describeJob, iconOf, type DescriptionField, type JobGroup } from '../../common/jobFormat';
 
@@ -13,7 +14,8 @@ export type JobsNode =
   | { kind: 'group'; profile: string; system: string; group: JobGroup; count: number }
   /** Jobs sharing a partition or a name (`firecrest.jobs.groupBy`), running first, then pending, then finished. */
   | { kind: 'bucket'; profile: string; system: string; by: 'partition' | 'name'; key: string; jobs: Job[] }
-  | { kind: 'job'; profile: string; system: string; jobId: string; job: Job; canAttach: boolean }
+  /** A job; an array's parent has its tasks (and expands to them), a task names its array. */
+  | { kind: 'job'; profile: string; system: string; jobId: string; job: Job; canAttach: boolean; tasks?: readonly Job[] }
   | { kind: 'error'; profile: string; system?: string; error: unknown }
   | { kind: 'message'; profile: string; system?: string; text: string };
 
@@ -38,26 +40,21 @@ export function nodeId(n: JobsNode): string {
   }
 }
 
-/** Capability tokens the menus match on (`viewItem =~ /;cancelable;/`). */
-export function jobContextValue(job: Job, canAttach: boolean): string {
-  let v = ';job;output;details;resubmit;';
+/**
+ * Capability tokens the menus match on (`viewItem =~ /;cancelable;/`). An array's parent has no
+ * output of its own (each task has), and a row of tasks not started has none yet.
+ */
+export function jobContextValue(job: Job, canAttach: boolean, parent = false): string {
+  const output = !parent && !job.array?.pending;
+  let v = `;job;${output ? 'output;' : ''}details;resubmit;${parent ? 'array;' : job.array ? 'task;' : ''}`;
   if (!job.isFinal) v += 'cancelable;';
-  if (canAttach && job.stateClass === 'running') v += 'attachable;';
+  if (canAttach && job.stateClass === 'running' && !parent) v += 'attachable;';
   return v;
 }
 
-/** `2 running · 1 pending · 3 done (1 failed)` */
+/** `2 running · 1 pending · 3 done (1 failed)`: jobs, or an array's tasks (a row of waiting tasks counts each). */
 export function bucketCounts(jobs: readonly Job[]): string {
-  let running = 0, pending = 0, done = 0, failed = 0;
-  for (const j of jobs) {
-    if (j.isFinal) {
-      done++;
-      if (j.stateClass !== 'completed') failed++;
-    } else if (j.stateClass === 'pending') pending++;
-    else running++;
-  }
-  const parts = [running && `${running} running`, pending && `${pending} pending`, done && `${done} done${failed ? ` (${failed} failed)` : ''}`].filter(Boolean);
-  return parts.join(' · ');
+  return describeCounts(arrayCounts(jobs));
 }
 
 export function errorMessage(e: unknown): string {
@@ -100,11 +97,14 @@ export function toTreeItem(n: JobsNode, nowSeconds: number, fields?: readonly De
       return item;
     }
     case 'job': {
-      const item = new vscode.TreeItem(`${n.job.id} ${n.job.name}`, vscode.TreeItemCollapsibleState.None);
-      item.description = describeJob(n.job, nowSeconds, fields);
+      const parent = n.tasks !== undefined;
+      // A parent: `12 name`, its tasks' counts; it opens while any task runs. A task: `12_3`.
+      const open = parent && !n.job.isFinal && n.job.stateClass !== 'pending' ? vscode.TreeItemCollapsibleState.Expanded : Collapsed;
+      const item = new vscode.TreeItem(`${n.job.id} ${n.job.name}`, parent ? open : vscode.TreeItemCollapsibleState.None);
+      item.description = parent ? `array · ${bucketCounts(n.tasks!)}` : describeJob(n.job, nowSeconds, fields);
       const icon = iconOf(n.job);
       item.iconPath = new vscode.ThemeIcon(icon.id, icon.color ? new vscode.ThemeColor(icon.color) : undefined);
-      item.contextValue = jobContextValue(n.job, n.canAttach);
+      item.contextValue = jobContextValue(n.job, n.canAttach, parent);
       item.id = nodeId(n);
       return item;
     }

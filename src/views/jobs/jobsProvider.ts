@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { DESCRIPTION_FIELDS, groupOf, jobTooltip, type DescriptionField } from '../../common/jobFormat';
 import type { JobDependencies } from '../../common/jobDependencies';
+import { isArrayParent } from '../../core/jobArrays';
 import { dependencyTargets } from '../../core/jobScript';
 import type { Job } from '../../core/model';
 import type { JobsModel, ProfileJobs, SystemJobs } from './jobsModel';
@@ -83,6 +84,8 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
       }
       case 'bucket':
         return this.jobNodes(n.profile, n.system, n.jobs);
+      case 'job':
+        return n.tasks ? this.jobNodes(n.profile, n.system, n.tasks) : [];
       default:
         return [];
     }
@@ -92,6 +95,8 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
     const multi = this.model.profiles.length > 1;
     switch (n.kind) {
       case 'job':
+        // A task's parent is its array's node.
+        if (n.job.array && !n.tasks) return this.jobNode(n.profile, n.system, n.job.array.jobId);
         return this.groupNode(n.profile, n.system, n.job);
       case 'group':
       case 'bucket':
@@ -109,14 +114,18 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
   /** The node of a job currently in the model (for `reveal`). */
   jobNode(profile: string, system: string, jobId: string): JobsNode | undefined {
     const job = this.model.job({ profile, system, jobId });
-    const canAttach = this.model.profiles.find((x) => x.profile === profile)?.canAttach ?? false;
-    return job ? { kind: 'job', profile, system, jobId, job, canAttach } : undefined;
+    return job ? this.jobNodes(profile, system, [job])[0] : undefined;
   }
 
   private jobNodes(profile: string, system: string, jobs: readonly Job[]): JobsNode[] {
     const canAttach = this.model.profiles.find((x) => x.profile === profile)?.canAttach ?? false;
+    const arrays = this.findSystem(profile, system)?.arrays;
     const out = new Array<JobsNode>(jobs.length);
-    for (let i = 0; i < jobs.length; i++) out[i] = { kind: 'job', profile, system, jobId: jobs[i].id, job: jobs[i], canAttach };
+    for (let i = 0; i < jobs.length; i++) {
+      const job = jobs[i];
+      const tasks = arrays?.size && isArrayParent(job) ? arrays.get(job.id) : undefined;
+      out[i] = tasks ? { kind: 'job', profile, system, jobId: job.id, job, canAttach, tasks } : { kind: 'job', profile, system, jobId: job.id, job, canAttach };
+    }
     return out;
   }
 

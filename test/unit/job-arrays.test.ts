@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { arrayCounts, arrayInfo, countIndexes, describeCounts, foldArrayTwins, groupArrays, isArrayParent, pickJob } from '../../src/core/jobArrays';
+import { toJob } from '../../src/core/v2/translate';
+import type { JobWire } from '../../src/core/v2/wire';
+
+/** A v2 row as the servers send it. */
+function row(jobId: string, state: string, start: number | null, end: number | null = null): ReturnType<typeof toJob> {
+  const wire = {
+    jobId, name: 'sweep', status: { state, stateReason: state === 'PENDING' ? 'JobArrayTaskLimit' : 'None', exitCode: state === 'FAILED' ? 1 : 0, interruptSignal: 0 },
+    tasks: null, time: { elapsed: 1, start, end, suspended: 0, limit: 600 }, account: 'proj', allocationNodes: 1, cluster: 'c', group: 'users',
+    nodes: start ? 'nid1' : '', partition: 'debug', killRequestUser: null, user: 'alice', workingDirectory: '/home/alice', priority: 1,
+  } as unknown as JobWire;
+  return toJob(wire);
+}
+
+void describe('job arrays', () => {
+  void it('reads array ids and counts their indexes; refuses what no Slurm writes', () => {
+    assert.deepEqual(arrayInfo('12_3'), { jobId: '12', taskId: 3, count: 1 });
+    assert.deepEqual(arrayInfo('12_[4-99%10]'), { jobId: '12', pending: '4-99%10', count: 96 });
+    assert.equal(countIndexes('0-20:5,30'), 6);
+    assert.equal(arrayInfo('12'), undefined);
+    assert.equal(arrayInfo('12_[a]'), undefined);
+    assert.equal(arrayInfo('12_[0-99999999]'), undefined, 'more indexes than any Slurm allows');
+    assert.equal(countIndexes('9-3'), undefined);
+  });
+
+  void it('folds the v2 twins onto their tasks: same start in index order, the array id last; the pending twin dropped', () => {
+    // Tasks 0 and 1 started together: 0 got 13, 1 (the last to start) kept the array's id 12.
+    const rows = [row('12_0', 'RUNNING', 100), row('13', 'RUNNING', 100), row('12_1', 'RUNNING', 100), row('12', 'RUNNING', 100),
+      row('12_[2-5%2]', 'PENDING', null), row('14_[0-1]', 'PENDING', null), row('14', 'PENDING', null), row('11', 'RUNNING', 100)];
+    const folded = foldArrayTwins(rows);
+    assert.deepEqual(folded.map((j) => [j.id, j.ownId]), [['12_0', '13'], ['12_1', '12'], ['12_[2-5%2]', undefined], ['14_[0-1]', undefined], ['11', undefined]], 'a job older than the array is not one of its tasks');
+  });
+
+  void it('pairs a twin whose task ended in the database only loosely, and takes the further state', () => {
+    const rows = [row('12_0', 'RUNNING', 100), row('12_1', 'COMPLETED', 100, 150), row('13', 'COMPLETED', 100, 160), row('14', 'COMPLETED', 100, 150)];
+    const folded = foldArrayTwins(rows);
+    assert.equal(folded.length, 2);
+    assert.equal(folded[0].ownId, '13');
+    assert.equal(folded[0].state, 'COMPLETED', 'the live twin is further along');
+    assert.equal(folded[1].ownId, '14', 'the same end pairs first');
+  });
+
+  void it('counts and sums an array up; groups a listing with one parent per array', () => {
+    const tasks = [row('12_0', 'COMPLETED', 100, 110), row('12_1', 'FAILED', 100, 120), row('12_2', 'RUNNING', 100), row('12_[3-9]', 'PENDING', null)];
+    const c = arrayCounts(tasks);
+    assert.deepEqual(c, { running: 1, pending: 7, done: 2, failed: 1, total: 10 });
+    assert.equal(describeCounts(c), '1 running · 7 pending · 2 done (1 failed)');
+    const { jobs, arrays } = groupArrays([row('7', 'RUNNING', 90), ...tasks]);
+    assert.deepEqual(jobs.map((j) => j.id), ['7', '12']);
+    assert.ok(isArrayParent(jobs[1]));
+    assert.equal(jobs[1].stateClass, 'running');
+    assert.equal(jobs[1].array?.count, 10);
+    assert.deepEqual(arrays.get('12')!.map((j) => j.id), ['12_0', '12_1', '12_2', '12_[3-9]']);
+    const ended = pickJob('12', [row('12_0', 'COMPLETED', 100, 110), row('12_1', 'CANCELLED by 1001', 100, 130), row('12_2', 'FAILED', 100, 120)])!;
+    assert.equal(ended.state, 'FAILED');
+    assert.ok(ended.isFinal);
+    assert.equal(ended.endTime, 130);
+    assert.equal(pickJob('13', [row('12_0', 'RUNNING', 100), row('13', 'RUNNING', 100)])?.id, '12_0', 'a task by its own id');
+  });
+});
