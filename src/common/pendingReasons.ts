@@ -34,6 +34,7 @@ const REASONS: Record<string, PendingExplanation> = {
   InvalidQOS: { why: 'Its QoS is not valid for you.', advice: 'Cancel it and submit with a QoS you may use.' },
   Licenses: { why: 'It waits for licenses it asked for (--licenses).' },
   launch_failed_requeued_held: { why: 'Its launch failed; it was put back in the queue and held.', advice: 'Ask the site support; release it with `scontrol release <jobid>` to try again.' },
+  JobArrayTaskLimit: { why: 'Its array already runs as many tasks at once as its `%N` throttle allows.', advice: 'The next task starts when a running one ends; `scontrol update jobid=<array> arraytaskthrottle=<N>` changes the limit.' },
   QOSMaxJobsPerUserLimit: { why: 'You already run as many jobs as your QoS allows at once.', advice: 'It starts when one of your running jobs ends.' },
   QOSMaxSubmitJobPerUserLimit: { why: 'You have as many jobs queued as your QoS allows.' },
   AssocMaxJobsLimit: { why: 'You already run as many jobs as your account association allows at once.', advice: 'It starts when one of your running jobs ends.' },

@@ -214,13 +214,15 @@ export function groupArrays(jobs: readonly Job[]): { jobs: Job[]; arrays: Map<st
   for (const j of jobs) if (j.array && !isArrayParent(j)) push(arrays, j.array.jobId, j);
   if (!arrays.size) return { jobs: jobs as Job[], arrays };
   const out: Job[] = [];
+  const placed = new Set<string>();
   for (const j of jobs) {
     if (!j.array || isArrayParent(j)) {
       out.push(j);
       continue;
     }
+    if (placed.has(j.array.jobId)) continue;
+    placed.add(j.array.jobId);
     const tasks = arrays.get(j.array.jobId)!;
-    if (tasks[0] !== j) continue;
     tasks.sort((a, b) => (a.array!.taskId ?? Number.MAX_SAFE_INTEGER) - (b.array!.taskId ?? Number.MAX_SAFE_INTEGER));
     out.push(arraySummary(j.array.jobId, tasks));
   }

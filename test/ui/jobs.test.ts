@@ -2,8 +2,8 @@
  * The Jobs tree as a user sees it, with one running and one finished job (submitted through the
  * client core so the screenshot does not wait for typing), grouped by state with their
  * descriptions (elapsed / limit, exit code); the servers' transfer jobs in their Transfers group;
- * a job's details rendered; its output as a document, the alerts in it highlighted. Screenshots in
- * test-results/.
+ * a job's details rendered; its output as a document, the alerts in it highlighted; an array as
+ * one parent with its tasks' counts, expanded to its tasks. Screenshots in test-results/.
  */
 import * as assert from 'node:assert/strict';
 import { createClient, type FirecrestClient } from '../../src/core/index';
@@ -12,9 +12,10 @@ import { openViewContainer, openWorkbench, runCommand, screenshot, view } from '
 describe('Jobs view (UI)', () => {
   let client: FirecrestClient | undefined;
   let running: string | undefined;
+  let array: string | undefined;
 
   after(async () => {
-    if (client && running) await client.cancelJob(process.env.FIRECREST_SYSTEM!, running).catch(() => undefined);
+    for (const id of [running, array]) if (client && id) await client.cancelJob(process.env.FIRECREST_SYSTEM!, id).catch(() => undefined);
     await client?.dispose();
   });
 
@@ -112,5 +113,47 @@ describe('Jobs view (UI)', () => {
     await transfers.click();
     await body.locator('.monaco-list-row', { hasText: 'CopyFiles' }).first().waitFor({ timeout: 30_000 });
     await screenshot(page, 'jobs-tree-transfers', page.locator('.part.sidebar'));
+  });
+
+  it('shows an array as one parent with its tasks\' counts, expanding to its tasks', async function () {
+    this.timeout(300_000);
+    const e = process.env;
+    if (!e.FIRECREST_URL || !e.FIRECREST_CLIENT_SECRET || !e.FIRECREST_SYSTEM) return this.skip();
+    const system = e.FIRECREST_SYSTEM;
+    client ??= await createClient({ profile: { name: 'ui-jobs', url: e.FIRECREST_URL, apiVersion: 'v2', tokenUrl: e.FIRECREST_TOKEN_URL, clientId: e.FIRECREST_CLIENT_ID }, clientSecret: e.FIRECREST_CLIENT_SECRET });
+    const home = `/home/${(await client.userInfo(system)).user.name}`;
+    // 20 tasks, 2 at a time: 0-1 end at once, 2-3 run on, the rest wait their turn.
+    const script = '#!/bin/bash\n#SBATCH --array=0-19%2\n#SBATCH --time=00:05:00\n#SBATCH --output=/dev/null\nif [ "$SLURM_ARRAY_TASK_ID" -ge 2 ]; then sleep 240; fi\n';
+    array = await client.submitJob(system, { script, workingDirectory: home, name: 'ui-array', partition: 'debug' });
+    for (const deadline = Date.now() + 120_000; ; await new Promise((r) => setTimeout(r, 1000))) {
+      const tasks = (await client.jobs(system)).filter((j) => j.array?.jobId === array);
+      if (tasks.filter((j) => j.stateClass === 'running').length === 2 && tasks.filter((j) => j.isFinal).length === 2) break;
+      if (Date.now() > deadline) throw new Error(`array ${array} did not reach 2 running and 2 done within 120 s`);
+    }
+
+    const page = await openWorkbench();
+    await openViewContainer(page, 'FirecREST');
+    const jobs = view(page, 'Jobs');
+    await jobs.header.waitFor();
+    const systemsHeader = view(page, 'Systems').header;
+    if ((await systemsHeader.getAttribute('aria-expanded')) === 'true') await systemsHeader.click();
+    await runCommand(page, 'FirecREST: Refresh Jobs');
+    const body = jobs.body;
+    // The parent sits among the running jobs with its tasks' counts, and opens (a task runs).
+    const parent = body.locator('.monaco-list-row', { hasText: `${array} ui-array` }).first();
+    await parent.waitFor({ timeout: 60_000 });
+    for (const deadline = Date.now() + 60_000; !/array · 2 running · 16 pending · 2 done/.test(await parent.innerText()); ) {
+      if (Date.now() > deadline) assert.match(await parent.innerText(), /array · 2 running · 16 pending · 2 done/);
+      await new Promise((r) => setTimeout(r, 2000));
+      await runCommand(page, 'FirecREST: Refresh Jobs');
+    }
+    if ((await parent.getAttribute('aria-expanded')) !== 'true') await parent.click();
+    await body.locator('.monaco-list-row', { hasText: `${array}_2 ui-array` }).first().waitFor({ timeout: 30_000 });
+    await body.locator('.monaco-list-row', { hasText: `${array}_0 ui-array` }).first().waitFor({ timeout: 30_000 });
+    // Slurm folds the waiting tasks into one row (`_[4-19%2]`); the built-in scheduler lists each.
+    await body.locator('.monaco-list-row', { hasText: new RegExp(`${array}_(\\[4-19%2\\]|4) ui-array`) }).first().waitFor({ timeout: 30_000 });
+    await parent.hover();
+    await screenshot(page, 'jobs-array-parent', page.locator('.part.sidebar'));
+    await client.cancelJob(system, array);
   });
 });

@@ -6,7 +6,7 @@ import type { Job } from '../../src/core/model';
 
 void describe('pending reasons in words', () => {
   void it('explains the reasons users meet most, with what to do where there is something', () => {
-    for (const r of ['Priority', 'Resources', 'QOSMaxJobsPerUserLimit', 'AssocGrpCPUMinutesLimit', 'ReqNodeNotAvail', 'Dependency', 'BeginTime', 'JobHeldUser']) {
+    for (const r of ['Priority', 'Resources', 'QOSMaxJobsPerUserLimit', 'AssocGrpCPUMinutesLimit', 'ReqNodeNotAvail', 'Dependency', 'BeginTime', 'JobHeldUser', 'JobArrayTaskLimit']) {
       assert.ok(explainPendingReason(r)?.why, r);
     }
     assert.match(explainPendingReason('JobHeldUser')?.advice ?? '', /scontrol release/);
