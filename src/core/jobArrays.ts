@@ -92,19 +92,33 @@ export function foldArrayTwins(jobs: Job[]): Job[] {
       const list = twins.get(k)!.sort((a, b) => order(a) - order(b));
       // Those that ended alike (or are both still on) first, then the rest (the database may not
       // know yet that a task ended). A task's own id is never below its array's id (ids grow), and
-      // another array's id is that array's.
-      const fits = (task: Job, twin: Job, strict: boolean): boolean =>
-        task.ownId === undefined && Number(twin.id) >= Number(task.array!.jobId) && (!arrays.has(twin.id) || twin.id === task.array!.jobId)
-        && (!strict || (task.isFinal === twin.isFinal && (!task.isFinal || task.endTime === twin.endTime)));
-      for (const strict of [true, false]) {
-        for (const twin of list) {
-          if (drop.has(twin)) continue;
-          const task = group.find((g) => fits(g, twin, strict));
-          if (!task) continue;
-          fold(task, twin);
+      // another array's id is that array's. Each queue is walked once, past the tasks already taken.
+      const fits = (task: Job, twin: Job): boolean =>
+        task.ownId === undefined && Number(twin.id) >= Number(task.array!.jobId) && (!arrays.has(twin.id) || twin.id === task.array!.jobId);
+      const take = (queue: Job[], from: { i: number }, twin: Job): boolean => {
+        while (from.i < queue.length && queue[from.i].ownId !== undefined) from.i++;
+        for (let k = from.i; k < queue.length; k++) {
+          if (!fits(queue[k], twin)) continue;
+          fold(queue[k], twin);
           drop.add(twin);
+          return true;
         }
+        return false;
+      };
+      const end = (j: Job): string => (j.isFinal ? `${j.endTime ?? ''}` : '-');
+      const alike = new Map<string, { queue: Job[]; from: { i: number } }>();
+      for (const task of group) {
+        const e = end(task);
+        const a = alike.get(e);
+        if (a) a.queue.push(task);
+        else alike.set(e, { queue: [task], from: { i: 0 } });
       }
+      for (const twin of list) {
+        const a = alike.get(end(twin));
+        if (a) take(a.queue, a.from, twin);
+      }
+      const any = { i: 0 };
+      for (const twin of list) if (!drop.has(twin)) take(group, any, twin);
     }
   }
   return drop.size ? jobs.filter((j) => !drop.has(j)) : jobs;
