@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { expandPattern } from '../../src/commands/jobs/outputPaths';
 import { arrayCounts, arrayInfo, countIndexes, describeCounts, foldArrayTwins, groupArrays, isArrayParent, pickJob } from '../../src/core/jobArrays';
 import { toJob } from '../../src/core/v2/translate';
 import type { JobWire } from '../../src/core/v2/wire';
@@ -59,5 +60,14 @@ void describe('job arrays', () => {
     assert.ok(ended.isFinal);
     assert.equal(ended.endTime, 130);
     assert.equal(pickJob('13', [row('12_0', 'RUNNING', 100), row('13', 'RUNNING', 100)])?.id, '12_0', 'a task by its own id');
+  });
+});
+
+void describe('output paths of array tasks', () => {
+  void it('expands %A, %a, %j (the own id when known), %x, %u and %N per task', () => {
+    const task = { ...row('12_3', 'RUNNING', 100), ownId: '15' };
+    assert.equal(expandPattern('/w/%x-%A_%a-%j-%u-%N-%%.out', task), '/w/sweep-12_3-15-alice-nid1-%.out');
+    assert.equal(expandPattern('%j.out', row('12_4', 'COMPLETED', 100, 120)), '%j.out', 'no own id known: left for the scheduler\'s own record');
+    assert.equal(expandPattern('%A_%a.out', row('77', 'RUNNING', 100)), '77_4294967294.out');
   });
 });

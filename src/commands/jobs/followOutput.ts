@@ -8,6 +8,7 @@ import type { ExtensionServices } from '../../common/services';
 import { endingOf } from '../../common/jobFormat';
 import { JobOutputTerminal } from './jobOutputTerminal';
 import { viewChunkBytes } from './openOutput';
+import { jobOrTask } from './arrayTask';
 import { outputPaths } from './outputPaths';
 import { resolveJob } from './pickers';
 
@@ -25,10 +26,13 @@ export class Followers implements vscode.Disposable {
 }
 
 export async function followJobOutput(services: ExtensionServices, followers: Followers, arg?: unknown): Promise<{ key: string; path: string } | undefined> {
-  const ref = await resolveJob(services, arg, { placeHolder: 'Follow the output of which job?' });
+  const picked = await resolveJob(services, arg, { placeHolder: 'Follow the output of which job?' });
+  if (!picked) return undefined;
+  const client = await services.connections.client(picked.profile);
+  // An array's parent: which task.
+  const ref = await jobOrTask(client, picked, 'Follow the output');
   if (!ref) return undefined;
-  const client = await services.connections.client(ref.profile);
-  const paths = await outputPaths(client, ref.system, ref.jobId);
+  const paths = await outputPaths(client, ref.system, ref.jobId, ref.job);
   let stream = (arg as { stream?: unknown } | undefined)?.stream;
   if (stream !== 'stdout' && stream !== 'stderr') {
     stream = 'stdout';

@@ -8,6 +8,7 @@ import type { ExtensionServices } from '../../common/services';
 import { NotFoundError } from '../../core/errors';
 import { FirecrestUri } from '../../core/uri';
 import type { OutputDocuments } from './outputDocuments';
+import { jobOrTask } from './arrayTask';
 import { outputPaths } from './outputPaths';
 import { resolveJob } from './pickers';
 
@@ -19,10 +20,13 @@ export async function viewChunkBytes(services: ExtensionServices, profile: strin
 
 /** The job (asked for when not given), its client and the path of its `stream` file. */
 async function outputOf(services: ExtensionServices, stream: 'stdout' | 'stderr', arg: unknown, what: string) {
-  const ref = await resolveJob(services, arg, { placeHolder: `Open the ${stream === 'stdout' ? 'output' : 'error output'}${what} of which job?` });
+  const picked = await resolveJob(services, arg, { placeHolder: `Open the ${stream === 'stdout' ? 'output' : 'error output'}${what} of which job?` });
+  if (!picked) return undefined;
+  const client = await services.connections.client(picked.profile);
+  // An array's parent: which task.
+  const ref = await jobOrTask(client, picked, `Open the ${stream === 'stdout' ? 'output' : 'error output'}`);
   if (!ref) return undefined;
-  const client = await services.connections.client(ref.profile);
-  const paths = await outputPaths(client, ref.system, ref.jobId);
+  const paths = await outputPaths(client, ref.system, ref.jobId, ref.job);
   const path = stream === 'stdout' ? paths.stdout : paths.stderr;
   if (!path) throw new Error(`Job ${ref.jobId} has no known ${stream} file.`);
   return { ref, client, job: paths.job, path };

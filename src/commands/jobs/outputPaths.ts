@@ -1,7 +1,9 @@
 /**
  * Where a job writes: the record's paths when the API gives them (v1), else the metadata (v2),
- * else Slurm's default `slurm-%j.out` in the working directory. Patterns the scheduler left
- * unexpanded are expanded here for the common cases.
+ * else Slurm's default (`slurm-%j.out`, `slurm-%A_%a.out` for an array task) in the working
+ * directory. Patterns the scheduler left unexpanded are expanded here for the common cases. An
+ * array task's metadata is asked for under its own id where the listing gave one (a v2 path takes
+ * no `12_3`).
  */
 import type { FirecrestApi } from '../../core/api';
 import type { Job } from '../../core/model';
@@ -18,7 +20,7 @@ export async function outputPaths(client: FirecrestApi, system: string, jobId: s
   let stderr = job.stderrPath;
   if (!stdout || !stderr) {
     try {
-      const meta = await client.jobMetadata(system, jobId, { signal });
+      const meta = await client.jobMetadata(system, job.ownId ?? jobId, { signal });
       stdout ??= meta.stdoutPath;
       stderr ??= meta.stderrPath;
     } catch {
@@ -26,27 +28,32 @@ export async function outputPaths(client: FirecrestApi, system: string, jobId: s
     }
   }
   const wd = job.workingDirectory;
-  if (!stdout && wd) stdout = `${wd.replace(/\/+$/, '')}/slurm-${job.id}.out`;
+  if (!stdout && wd) stdout = `${wd.replace(/\/+$/, '')}/${job.array?.taskId !== undefined ? 'slurm-%A_%a.out' : `slurm-${job.id}.out`}`;
   // Without --error, Slurm writes stderr into the stdout file.
   stderr ??= stdout;
   const expand = (p?: string) => (p ? absolute(expandPattern(p, job), wd) : undefined);
   return { stdout: expand(stdout), stderr: expand(stderr), job };
 }
 
-function expandPattern(p: string, job: Job): string {
-  return p.replace(/%(%|j|x|u|A|a)/g, (_m, c: string) => {
+/** `%j` (a task's own id, when known), `%A` and `%a` (array and index), `%x`, `%u`, `%N` (first node), `%%`. */
+export function expandPattern(p: string, job: Job): string {
+  const task = job.array?.taskId;
+  return p.replace(/%(%|j|x|u|A|a|N)/g, (m, c: string) => {
     switch (c) {
       case '%':
         return '%';
       case 'j':
+        return task === undefined ? job.id : (job.ownId ?? m);
       case 'A':
-        return job.id;
+        return job.array?.jobId ?? job.id;
+      case 'a':
+        return task === undefined ? '4294967294' : String(task);
       case 'x':
         return job.name;
       case 'u':
-        return job.user ?? '%u';
+        return job.user ?? m;
       default:
-        return '%' + c;
+        return job.nodes?.split(/[,[]/)[0] || m;
     }
   });
 }

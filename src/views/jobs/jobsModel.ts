@@ -54,7 +54,7 @@ const ENDED_KEEP_MS = 15 * 60_000;
 
 export class JobsModel implements vscode.Disposable {
   private data: ProfileJobs[] = [];
-  private readonly byKey = new Map<string, Job>();
+  private byKey = new Map<string, Job>();
   /** Jobs the user owns that were last seen not final: the candidates for "finished" notices. */
   private readonly watching = new Map<string, JobRef>();
   /** Keys of the jobs this window submitted or was asked to watch (announced even with the view hidden). */
@@ -183,11 +183,18 @@ export class JobsModel implements vscode.Disposable {
   replace(listing: ProfileJobs[]): void {
     const next = this.withEnded(listing);
     const finished: { ref: JobRef; job: Job }[] = [];
-    this.byKey.clear();
+    const previous = this.byKey;
+    this.byKey = new Map();
     for (const p of next) {
       for (const s of p.systems) {
         if (!s.groups && s.jobs) Object.assign(s, this.withGroups(s));
-        for (const job of s.jobs ?? []) if (job.array) this.byKey.set(jobKey({ profile: p.profile, system: s.system, jobId: job.id }), job);
+        for (const job of s.jobs ?? []) {
+          if (!job.array) continue;
+          const key = jobKey({ profile: p.profile, system: s.system, jobId: job.id });
+          // A task's own id is listed only while it is queued or running: remembered after (its output path may need it).
+          if (job.array.taskId !== undefined && !job.ownId) job.ownId = previous.get(key)?.ownId;
+          this.byKey.set(key, job);
+        }
         // An array is watched, and its end announced, as one job.
         for (const job of s.units ?? s.jobs ?? []) {
           const ref = { profile: p.profile, system: s.system, jobId: job.id };
