@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs the node:test suites of one folder against the local gateway (or the deployment named by
 // FIRECREST_URL): `v1-*.test.ts` files against API v1, the others against API v2.
-// Usage: node scripts/run-suites.mjs <folder> [--schedulers local,slurm] [--match <regex of file names>]
+// Usage: node scripts/run-suites.mjs <folder> [--schedulers local,slurm] [--match <regex of file names>] [--skip <regex>]
 //   --schedulers: run everything once per scheduler backend of the local gateway; Slurm is
 //   skipped when `sinfo` does not answer (CI sets REQUIRE_SLURM=1 so that this fails instead).
 //   --once <regex of file names>: those files run with the first scheduler only (they test the
@@ -16,9 +16,11 @@ let schedulers = i >= 0 ? rest[i + 1].split(',') : ['auto'];
 
 const m = rest.indexOf('--match');
 const match = m >= 0 ? new RegExp(rest[m + 1]) : /./;
+const k = rest.indexOf('--skip');
+const skip = k >= 0 ? new RegExp(rest[k + 1]) : undefined;
 const o = rest.indexOf('--once');
 const once = o >= 0 ? new RegExp(rest[o + 1]) : undefined;
-const files = readdirSync(dir).filter((f) => f.endsWith('.test.ts') && match.test(f)).sort().map((f) => `${dir}/${f}`);
+const files = readdirSync(dir).filter((f) => f.endsWith('.test.ts') && match.test(f) && !skip?.test(f)).sort().map((f) => `${dir}/${f}`);
 const byApi = { v2: files.filter((f) => !/\/v1-[^/]*$/.test(f)), v1: files.filter((f) => /\/v1-[^/]*$/.test(f)) };
 const external = !!process.env.FIRECREST_URL;
 

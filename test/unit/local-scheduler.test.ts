@@ -110,6 +110,40 @@ void describe('local scheduler: jobs', { skip }, () => {
     for (const d of made) rmSync(d, { recursive: true, force: true });
   });
 
+  void test('concurrent submissions get distinct ids, arrays included (ids are taken before any await)', async () => {
+    const ids = await Promise.all([
+      sched.submit(alice, spec('true')),
+      sched.submit(alice, spec('#SBATCH --array=0-2\ntrue')),
+      sched.submit(alice, spec('true')),
+      sched.submit(alice, spec('#SBATCH --array=5,7\ntrue')),
+    ]);
+    const records = (await Promise.all(ids.map((id) => sched.lookup(alice, id)))).flat();
+    const own = records.map((r) => r.jobId);
+    assert.equal(own.length, 7);
+    assert.equal(new Set(own).size, 7, `distinct ids: ${own.join(' ')}`);
+    for (const id of ids) await waitFor(id, done);
+  });
+
+  void test('an array: tasks by index with %A_%a outputs, a %N throttle with JobArrayTaskLimit, the last task holding the array id', async () => {
+    const id = await sched.submit(alice, spec('#SBATCH --array=0-3%1\n#SBATCH -o arr-%A_%a.out\necho "$SLURM_ARRAY_JOB_ID $SLURM_ARRAY_TASK_ID $SLURM_ARRAY_TASK_COUNT"; sleep 0.3'));
+    const tasks = await sched.lookup(alice, id);
+    assert.deepEqual(tasks.map((t) => t.arrayTaskId).sort(), ['0', '1', '2', '3']);
+    assert.equal(tasks.find((t) => t.jobId === id)?.arrayTaskId, '3', 'the array id is the last task\'s');
+    const waiting = await (async () => {
+      for (const end = Date.now() + 5000; Date.now() < end; await sleep(20)) {
+        const now = await sched.lookup(alice, id);
+        if (now.some((t) => t.status.state === 'RUNNING')) return now;
+      }
+      return [];
+    })();
+    assert.equal(waiting.filter((t) => t.status.state === 'RUNNING').length, 1, 'one task at a time (%1)');
+    assert.ok(waiting.some((t) => t.status.stateReason === 'JobArrayTaskLimit'));
+    for (const t of tasks) await waitFor(t.jobId, done, 15_000);
+    for (const task of [0, 3]) assert.equal(readFileSync(join(work, `arr-${id}_${task}.out`), 'utf8'), `${id} ${task} 4\n`);
+    // A task by its array form.
+    assert.equal((await sched.get(alice, `${id}_2`))?.arrayTaskId, '2');
+  });
+
   void test('a job writes its output as the user, byte for byte, and completes', async () => {
     const t0 = Date.now();
     const id = await sched.submit(alice, spec('printf "h\\xc3\\xa9llo\\n"; printf "oops" >&2; id -un'));

@@ -128,19 +128,23 @@ export class LocalScheduler implements Scheduler {
     const { script, patterns: _patterns, array, ...fields } = sub;
     // An array is one job per index, with ids in a row. As in Slurm, the array's id (what sbatch
     // prints) ends up on the last task, and the others have the ids after it in index order.
-    const first = this.lastJobId + 1;
+    // The ids are taken before the first await: submissions run concurrently.
     const indexes = array?.indexes ?? [undefined];
-    for (const [i, taskId] of indexes.entries()) {
+    const first = this.lastJobId + 1;
+    this.lastJobId += indexes.length;
+    const jobs = indexes.map((taskId, i): LocalJob => {
       const id = i === indexes.length - 1 ? first : first + 1 + i;
       const task = array && taskId !== undefined
         ? { jobId: first, taskId, count: array.indexes.length, min: array.indexes[0], max: array.indexes[array.indexes.length - 1], limit: array.limit }
         : undefined;
-      const job: LocalJob = { id, ...fields, ...expandPaths(sub, id, this.node, task), ...(task ? { array: task } : {}) };
-      await this.store.saveScript(id, script);
-      this.scripts.set(id, script);
-      this.jobs.set(id, job);
+      return { id, ...fields, ...expandPaths(sub, id, this.node, task), ...(task ? { array: task } : {}) };
+    });
+    for (const job of jobs) await this.store.saveScript(job.id, script);
+    // All of an array's tasks appear at once.
+    for (const job of jobs) {
+      this.scripts.set(job.id, script);
+      this.jobs.set(job.id, job);
     }
-    this.lastJobId = first + indexes.length - 1;
     this.schedule();
     // The id is handed out only once it is on disk, so a restart can never hand it out again.
     await this.store.save();

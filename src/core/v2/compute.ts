@@ -1,7 +1,7 @@
 /** v2 compute routes (§3.3): submit, list, inspect, cancel, attach. */
 import type { CallOptions, JobListOptions } from '../api';
 import { NotFoundError, NotSupportedError, ServerError } from '../errors';
-import { foldArrayTwins, pickJob } from '../jobArrays';
+import { arrayInfo, foldArrayTwins, pickJob } from '../jobArrays';
 import { checkDependency, withDirectives } from '../jobScript';
 import type { ApiHttp } from '../http/apiHttp';
 import type { Job, JobMetadata, JobSubmission } from '../model';
@@ -55,9 +55,13 @@ export class ComputeRoutes {
     return (parseBody(JobsW, res, `GET ${JOB}`).jobs ?? []).map(toJob);
   }
 
-  /** One job; for an array's id, the array as a whole (`arraySummary`). */
+  /**
+   * One job; for an array's id, the array as a whole (`arraySummary`). A task's `12_3` is not a
+   * v2 path: it is found among its array's rows.
+   */
   async job(system: string, jobId: string, call?: CallOptions): Promise<Job> {
-    const job = pickJob(jobId, await this.jobRows(system, jobId, call));
+    const task = arrayInfo(jobId);
+    const job = pickJob(jobId, await this.jobRows(system, task ? task.jobId : jobId, call));
     if (!job) throw new NotFoundError(`Job ${jobId} not found`, { status: 200, route: `GET ${JOB}` });
     return job;
   }
@@ -92,7 +96,13 @@ export class ComputeRoutes {
     }
   }
 
+  /** A task's (`12_3`) is asked for under its own id, where the server lists one. */
   async metadata(system: string, jobId: string, call?: CallOptions): Promise<JobMetadata> {
+    if (arrayInfo(jobId)) {
+      const task = await this.job(system, jobId, call);
+      if (!task.ownId || task.ownId === task.array?.jobId) throw new NotSupportedError(`FirecREST API v2 gives the script and files of task ${jobId} only under its own job id, which the server lists only while the task is queued or running`);
+      return { ...(await this.metadata(system, task.ownId, call)), id: jobId };
+    }
     const route = `${JOB}/metadata`;
     const res = await this.http.request({ method: 'GET', route, params: { system, jobId }, expect: [200], call });
     const m = parseBody(MetadataW, res, `GET ${route}`).jobs[0];

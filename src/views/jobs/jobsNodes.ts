@@ -41,12 +41,14 @@ export function nodeId(n: JobsNode): string {
 }
 
 /**
- * Capability tokens the menus match on (`viewItem =~ /;cancelable;/`). An array's parent has no
- * output of its own (each task has), and a row of tasks not started has none yet.
+ * Capability tokens the menus match on (`viewItem =~ /;cancelable;/`). The output of an array's
+ * parent is one of its tasks' (the command asks which); a row of tasks not started has none yet.
+ * A task is resubmitted with its array, from the parent.
  */
 export function jobContextValue(job: Job, canAttach: boolean, parent = false): string {
-  const output = !parent && !job.array?.pending;
-  let v = `;job;${output ? 'output;' : ''}details;resubmit;${parent ? 'array;' : job.array ? 'task;' : ''}`;
+  const output = !job.array?.pending;
+  const resubmit = parent || !job.array;
+  let v = `;job;${output ? 'output;' : ''}details;${resubmit ? 'resubmit;' : ''}${parent ? 'array;' : job.array ? 'task;' : ''}`;
   if (!job.isFinal) v += 'cancelable;';
   if (canAttach && job.stateClass === 'running' && !parent) v += 'attachable;';
   return v;
