@@ -12,18 +12,9 @@ import { NotSupportedError, type FirecrestClient, type Job } from '../../src/cor
 import { arrayCounts, describeCounts } from '../../src/core/jobArrays';
 import { gatewayOnly } from '../support/target';
 import { client, dec, scratchDir, t } from './support';
+import { until } from '../support/until';
 
 const S = t.system;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 400));
-  }
-}
 
 async function compat(mode: 'none' | 'upstream'): Promise<void> {
   const g = t.gateway;

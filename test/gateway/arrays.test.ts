@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { api, sleep, t, workDir, type Json } from './support';
+import { api, t, workDir, type Json } from './support';
+import { until } from '../support/until';
 
 const jobs = `/compute/${t.system}/jobs`;
 const FINAL = /^(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_OF_MEMORY|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE)/;
@@ -32,16 +33,6 @@ function indexesOf(id: string, arrayId: string): number[] {
 async function readFile(path: string): Promise<string | undefined> {
   const r = await api(`/filesystem/${t.system}/ops/view`, { query: { path } });
   return r.status === 200 ? String(r.body.output) : undefined;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 240_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(500);
-  }
 }
 
 void describe('job arrays', () => {
@@ -78,7 +69,7 @@ void describe('job arrays', () => {
       const rows = (l.body.jobs as Json[] ?? []).filter((j) => String(j.jobId).startsWith(`${arrayId}_`));
       const indexes = new Set(rows.flatMap((j) => indexesOf(String(j.jobId), arrayId)));
       return indexes.size === TASKS ? rows : undefined;
-    });
+    }, 240_000);
     for (const row of listed) assert.equal(row.name, `f7t-array-${mark}`);
 
     // The slow task runs; its own numeric id (it wrote $SLURM_JOB_ID) is listed next to `A_7`.
@@ -100,7 +91,7 @@ void describe('job arrays', () => {
       const rows = (a.body.jobs as Json[]).filter((j) => String(j.jobId).startsWith(`${arrayId}_`));
       const ended = rows.filter((j) => FINAL.test(String(j.status.state)) && /^\d+_\d+$/.test(String(j.jobId)));
       return ended.length === TASKS && rows.length === TASKS ? rows : undefined;
-    });
+    }, 240_000);
     const byTask = new Map(all.map((j) => [Number(String(j.jobId).split('_')[1]), String(j.status.state)]));
     assert.match(byTask.get(SLOW) ?? '', /^CANCELLED/);
     assert.equal([...byTask.values()].filter((s) => s === 'COMPLETED').length, TASKS - 1);

@@ -5,8 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { sleep, type Json } from './support';
+import type { Json } from './support';
 import { scratch, taskOf } from './v1-support';
+import { until } from '../support/until';
 
 const FINAL = /^(COMPLETED|FAILED|CANCELLED|TIMEOUT)/;
 
@@ -18,16 +19,6 @@ async function queue(ids: string): Promise<Json[]> {
 async function acct(ids: string): Promise<Json[]> {
   const task = await taskOf('/compute/acct', { query: { jobs: ids } });
   return Array.isArray(task.data) ? (task.data as Json[]) : [];
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(500);
-  }
 }
 
 void describe('job arrays (v1)', () => {

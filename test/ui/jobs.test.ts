@@ -7,7 +7,20 @@
  */
 import * as assert from 'node:assert/strict';
 import { createClient, type FirecrestClient } from '../../src/core/index';
+import { until } from '../support/until';
 import { openViewContainer, openWorkbench, runCommand, screenshot, view } from './support/workbench';
+
+/** The workbench with the Jobs view given the side bar (the tree renders only the rows in view), refreshed. */
+async function jobsView() {
+  const page = await openWorkbench();
+  await openViewContainer(page, 'FirecREST');
+  const jobs = view(page, 'Jobs');
+  await jobs.header.waitFor();
+  const systemsHeader = view(page, 'Systems').header;
+  if ((await systemsHeader.getAttribute('aria-expanded')) === 'true') await systemsHeader.click();
+  await runCommand(page, 'FirecREST: Refresh Jobs');
+  return { page, body: jobs.body };
+}
 
 describe('Jobs view (UI)', () => {
   let client: FirecrestClient | undefined;
@@ -43,15 +56,7 @@ describe('Jobs view (UI)', () => {
       if (Date.now() > deadline) throw new Error(`job ${running} did not start within 120 s (${state})`);
     }
 
-    const page = await openWorkbench();
-    await openViewContainer(page, 'FirecREST');
-    const jobs = view(page, 'Jobs');
-    await jobs.header.waitFor();
-    // The tree renders only the rows in view: give the Jobs view the side bar.
-    const systemsHeader = view(page, 'Systems').header;
-    if ((await systemsHeader.getAttribute('aria-expanded')) === 'true') await systemsHeader.click();
-    await runCommand(page, 'FirecREST: Refresh Jobs');
-    const body = jobs.body;
+    const { page, body } = await jobsView();
     await body.locator('.monaco-list-row', { hasText: `${running} ui-running` }).first().waitFor({ timeout: 60_000 });
     // Recently finished starts collapsed: open it.
     const finishedGroup = body.locator('.monaco-list-row', { hasText: 'Recently finished' }).first();
@@ -125,20 +130,12 @@ describe('Jobs view (UI)', () => {
     // 20 tasks, 2 at a time: 0-1 end at once, 2-3 run on, the rest wait their turn.
     const script = '#!/bin/bash\n#SBATCH --array=0-19%2\n#SBATCH --time=00:05:00\n#SBATCH --output=/dev/null\nif [ "$SLURM_ARRAY_TASK_ID" -ge 2 ]; then sleep 240; fi\n';
     array = await client.submitJob(system, { script, workingDirectory: home, name: 'ui-array', partition: 'debug' });
-    for (const deadline = Date.now() + 120_000; ; await new Promise((r) => setTimeout(r, 1000))) {
-      const tasks = (await client.jobs(system)).filter((j) => j.array?.jobId === array);
-      if (tasks.filter((j) => j.stateClass === 'running').length === 2 && tasks.filter((j) => j.isFinal).length === 2) break;
-      if (Date.now() > deadline) throw new Error(`array ${array} did not reach 2 running and 2 done within 120 s`);
-    }
+    await until('2 tasks running and 2 done', async () => {
+      const tasks = (await client!.jobs(system)).filter((j) => j.array?.jobId === array);
+      return tasks.filter((j) => j.stateClass === 'running').length === 2 && tasks.filter((j) => j.isFinal).length === 2 ? true : undefined;
+    }, 120_000, 1000);
 
-    const page = await openWorkbench();
-    await openViewContainer(page, 'FirecREST');
-    const jobs = view(page, 'Jobs');
-    await jobs.header.waitFor();
-    const systemsHeader = view(page, 'Systems').header;
-    if ((await systemsHeader.getAttribute('aria-expanded')) === 'true') await systemsHeader.click();
-    await runCommand(page, 'FirecREST: Refresh Jobs');
-    const body = jobs.body;
+    const { page, body } = await jobsView();
     // The parent sits among the running jobs with its tasks' counts, and opens (a task runs).
     const parent = body.locator('.monaco-list-row', { hasText: `${array} ui-array` }).first();
     await parent.waitFor({ timeout: 60_000 });
