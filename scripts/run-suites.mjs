@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs the node:test suites of one folder against the local gateway (or the deployment named by
 // FIRECREST_URL): `v1-*.test.ts` files against API v1, the others against API v2.
-// Usage: node scripts/run-suites.mjs <folder> [--schedulers local,slurm] [--match <regex of file names>] [--skip <regex>]
+// Usage: node scripts/run-suites.mjs <folder> [--schedulers local,slurm] [--match <regex of file names>] [--skip <regex>] [--api v2|v1]
 //   --schedulers: run everything once per scheduler backend of the local gateway; Slurm is
 //   skipped when `sinfo` does not answer (CI sets REQUIRE_SLURM=1 so that this fails instead).
 //   --once <regex of file names>: those files run with the first scheduler only (they test the
@@ -16,6 +16,8 @@ let schedulers = i >= 0 ? rest[i + 1].split(',') : ['auto'];
 
 const m = rest.indexOf('--match');
 const match = m >= 0 ? new RegExp(rest[m + 1]) : /./;
+const a = rest.indexOf('--api');
+const apis = a >= 0 ? [rest[a + 1]] : ['v2', 'v1'];
 const k = rest.indexOf('--skip');
 const skip = k >= 0 ? new RegExp(rest[k + 1]) : undefined;
 const o = rest.indexOf('--once');
@@ -36,7 +38,7 @@ if (external) schedulers = ['external'];
 
 let failed = 0;
 for (const [n, s] of schedulers.entries()) {
-  for (const api of ['v2', 'v1']) {
+  for (const api of apis) {
     const suite = byApi[api].filter((f) => n === 0 || !once?.test(f.slice(f.lastIndexOf('/') + 1)));
     if (suite.length === 0) continue;
     // Against a site's deployment, only the API version it speaks is run.

@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process';
 
 // Steps with the same `together` tag run side by side (their output is printed when each ends,
 // whole): lint and the type check are CPU, the unit suite mostly waits for its schedulers; the
-// gateway, core and reliability suites each use a fifth to a quarter of the two cores (they wait
+// gateway, core (API v2, and API v1 with the built-in scheduler pass) and reliability suites each use a
+// fifth to a quarter of the two cores (they wait
 // for Slurm, for Retry-After and for their own fault timers), each against gateways of its own.
 // The host runs each start their own gateway and VS Code too.
 const steps = [
@@ -14,7 +15,9 @@ const steps = [
   ['types', 'npm', ['run', '-s', 'typecheck'], 'checks'],
   ['unit', 'npm', ['run', '-s', 'test:unit'], 'checks'],
   ['gateway', 'npm', ['run', '-s', 'test:gateway'], 'suites'],
-  ['core', 'npm', ['run', '-s', 'test:core'], 'suites'],
+  // `npm run test:core` in two halves side by side: API v2, and API v1 with the built-in scheduler pass.
+  ['core', 'node', ['scripts/run-suites.mjs', 'test/core', '--api', 'v2', '--skip', '^(v1-)?arrays\\.'], 'suites'],
+  ['core-v1', 'sh', ['-c', 'node scripts/run-suites.mjs test/core --api v1 --skip "^(v1-)?arrays\\." && node scripts/run-suites.mjs test/core --schedulers local --match "^(v1-)?(search|arrays)\\."'], 'suites'],
   ['reliability', 'npm', ['run', '-s', 'test:reliability'], 'suites'],
   // The person's sign-in is a 5-minute session at a person's pace (a save and a listing a second):
   // it runs in a VS Code of its own beside the longest host run instead of after everything else.
@@ -94,7 +97,7 @@ const total = timings.reduce((s, x) => s + x.seconds, 0);
 console.log('\nstep         seconds  share  result');
 for (const x of timings) console.log(`${x.name.padEnd(12)} ${x.seconds.toFixed(1).padStart(7)}  ${((100 * x.seconds) / (total || 1)).toFixed(0).padStart(4)}%  ${x.ok ? 'ok' : 'FAILED'}`);
 console.log(`${'total'.padEnd(12)} ${total.toFixed(1).padStart(7)}  (steps added up)`);
-console.log(`${'wall'.padEnd(12)} ${((Date.now() - wallStarted) / 1000).toFixed(1).padStart(7)}  (lint, types and unit side by side; gateway, core and reliability too; host and host-signin too)`);
+console.log(`${'wall'.padEnd(12)} ${((Date.now() - wallStarted) / 1000).toFixed(1).padStart(7)}  (lint, types and unit side by side; gateway, core (v2, v1) and reliability too; host and host-signin too)`);
 if (digest.length) console.log(`\nfailures (first lines of each report):\n${digest.join('\n')}`);
 if (failedSteps.length) console.log(`\nfailed steps: ${failedSteps.join(', ')}`);
 if (failedSteps.length && failed === 0) failed = failedSteps.length;

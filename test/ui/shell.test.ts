@@ -77,8 +77,15 @@ describe('Add Connection, step by step', () => {
     await widget.locator('input[type="password"]').waitFor();
     await screenshot(page, 'shell-add-connection-secret');
     await answer(7, process.env.FIRECREST_CLIENT_SECRET ?? '');
-    await page.locator('.notifications-toasts').getByText('Connection ui-added added').first().waitFor({ timeout: 30_000 });
+    // Saved and connected: the status bar counts a second connection. The message is looked for in
+    // the notification centre, which keeps it whatever the toasts did meanwhile (CI32: the toast
+    // was gone by the time the check looked, after the Jobs suite's job-end notices).
+    await statusBarItem(page).filter({ hasText: '(+1)' }).waitFor({ timeout: 30_000 });
+    await runCommand(page, 'Notifications: Show Notifications');
+    await page.locator('.notifications-center').getByText('Connection ui-added added').first().waitFor({ timeout: 15_000 });
     await screenshot(page, 'shell-add-connection-done');
+    await page.keyboard.press('Escape');
+    await page.locator('.notifications-center.visible').waitFor({ state: 'detached', timeout: 10_000 });
     // With two connections the Systems view shows one node per connection; its context menu removes it.
     await openViewContainer(page, 'FirecREST');
     await expandView(page, 'Systems');
