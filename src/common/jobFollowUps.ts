@@ -2,11 +2,9 @@
  * What to offer when a job submitted from this window ends, beyond Open Output: Sync and Submit
  * adds "Fetch from Cluster". The Jobs view already watches these jobs and says when they end; this
  * is how another feature puts a button on that one notice, without watching the job again.
- * In memory, bounded, taken once.
+ * In memory, bounded, taken once (`take`).
  */
-import { jobKey } from './jobRef';
-
-const MAX = 1000;
+import { JobMap } from './jobMap';
 
 export interface JobFollowUp {
   title: string;
@@ -14,19 +12,4 @@ export interface JobFollowUp {
   args: unknown[];
 }
 
-export class JobFollowUps {
-  private readonly byJob = new Map<string, JobFollowUp>();
-
-  set(ref: { profile: string; system: string; jobId: string }, followUp: JobFollowUp): void {
-    this.byJob.set(jobKey(ref), followUp);
-    if (this.byJob.size > MAX) this.byJob.delete(this.byJob.keys().next().value as string);
-  }
-
-  /** The follow-up of a job that ended, removed as it is offered. */
-  take(ref: { profile: string; system: string; jobId: string }): JobFollowUp | undefined {
-    const key = jobKey(ref);
-    const f = this.byJob.get(key);
-    this.byJob.delete(key);
-    return f;
-  }
-}
+export class JobFollowUps extends JobMap<JobFollowUp> {}
