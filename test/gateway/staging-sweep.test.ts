@@ -49,7 +49,7 @@ void describe('staging store sweep', { skip }, () => {
     assert.equal(put.status, 200);
     await api(`/compute/${t.system}/jobs/${up.body.transferJob.jobId as string}`, { method: 'DELETE' });
     const partDir = join(staging, 'multipart', uploadId);
-    assert.ok(existsSync(join(partDir, 'part-1')), 'the part is on disk');
+    assert.ok(existsSync(join(partDir, 'part-1.json')) && existsSync(join(partDir, 'data')), 'the part is on disk');
 
     // A download staged by its job, never fetched.
     assert.equal((await upload(dir, 'staged.bin', Buffer.alloc(1000, 2))).status, 204);

@@ -1,15 +1,20 @@
 /**
  * S3 multipart uploads in the staging store: an upload id per open upload, each part streamed to
- * its own file (with its MD5 as the ETag, quoted like S3), and CompleteMultipartUpload checked the
- * way S3 checks it before the parts are streamed, in order, into the object. State lives on disk
- * under `<staging>/multipart/<uploadId>/`, so several instances over the same root agree.
+ * its place in the upload's one data file (its MD5, the ETag quoted like S3, computed on a worker
+ * from what reached the disk), and CompleteMultipartUpload checked the way S3 checks it. When the
+ * completion lists every part of the declared size, in order, the data file IS the object and is
+ * renamed into place: no byte is read or written again. Any other selection of parts is copied,
+ * in order, into a new object. State lives on disk under `<staging>/multipart/<uploadId>/`
+ * (`upload.json`, `data`, and a `part-<n>.json` record per part received whole), so several
+ * instances over the same root agree.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { HashingFileSink, Md5Session } from './hashing-sink';
 import type { ObjectStore, StoredObject } from './store';
 
 /** An S3 refusal: HTTP status, S3 error code and message. */
@@ -59,29 +64,23 @@ interface UploadMeta {
   partSize?: number;
 }
 
+/** What is kept of a part received whole: its quoted ETag and its length. */
+interface PartRecord {
+  etag: string;
+  size: number;
+}
+
 const NO_UPLOAD = 'The specified upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.';
 
 /** Sum of the sizes of the regular files below `dir` (0 when it does not exist). */
-async function bytesBelow(dir: string, accept: (name: string) => boolean = () => true): Promise<number> {
+async function bytesBelow(dir: string): Promise<number> {
   let total = 0;
   const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
   for (const e of entries) {
-    if (!e.isFile() || !accept(e.name)) continue;
+    if (!e.isFile()) continue;
     total += (await stat(join(e.parentPath, e.name)).catch(() => ({ size: 0 }))).size;
   }
   return total;
-}
-
-/** Counts a body's bytes and fails it (S3's refusal) the moment it passes `cap`. */
-function capped(cap: number, failure: () => S3Failure): Transform {
-  let size = 0;
-  return new Transform({
-    transform(chunk: Buffer, _e, done) {
-      size += chunk.length;
-      if (size > cap) done(failure());
-      else done(null, chunk);
-    },
-  });
 }
 
 /** The open multipart uploads of one staging store. */
@@ -102,6 +101,7 @@ export class MultipartUploads {
     this.store.path(bucket, key); // validates bucket and key
     const uploadId = randomBytes(16).toString('hex');
     await mkdir(join(this.root, uploadId), { recursive: true, mode: 0o700 });
+    await writeFile(join(this.root, uploadId, 'data'), '', { mode: 0o600 });
     const meta = { bucket, key, created: Date.now(), size: limits.size, partSize: limits.partSize };
     await writeFile(join(this.root, uploadId, 'upload.json'), JSON.stringify(meta), { mode: 0o600 });
     return uploadId;
@@ -132,10 +132,23 @@ export class MultipartUploads {
       if (!UPLOAD_ID.test(id)) continue;
       const meta = await this.meta(id).catch(() => undefined);
       if (meta?.bucket !== bucket) continue;
-      const skip = except?.uploadId === id ? `part-${except.partNumber}` : undefined;
-      total += await bytesBelow(join(this.root, id), (name) => name.startsWith('part-') && !name.endsWith('.etag') && name !== skip);
+      for (const name of await readdir(join(this.root, id)).catch(() => [] as string[])) {
+        const n = /^part-(\d+)\.json$/.exec(name);
+        if (!n || (except?.uploadId === id && Number(n[1]) === except.partNumber)) continue;
+        total += (await this.record(id, Number(n[1])))?.size ?? 0;
+      }
     }
     return total;
+  }
+
+  /** The record of part `n` of an upload, or undefined when that part has not arrived whole. */
+  private async record(uploadId: string, n: number): Promise<PartRecord | undefined> {
+    try {
+      const r = JSON.parse(await readFile(join(this.dir(uploadId), `part-${n}.json`), 'utf8')) as Partial<PartRecord>;
+      return typeof r.etag === 'string' && typeof r.size === 'number' ? { etag: r.etag, size: r.size } : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /**
@@ -167,18 +180,30 @@ export class MultipartUploads {
       if (opts.contentLength > partCap) throw tooLarge();
       if (opts.contentLength > room) throw overQuota();
     }
-    const temp = join(dir, `.${partNumber}.${randomBytes(6).toString('hex')}`);
-    const md5 = createHash('md5');
-    const hash = new Transform({ transform(chunk: Buffer, _e, done) { md5.update(chunk); done(null, chunk); } });
+    // Part n lives at (n - 1) x the part size of the data file. A part sent again replaces the
+    // earlier one: its record goes first, so until the new bytes are all in, the part is missing.
+    if (meta.partSize === undefined) throw new S3Failure(404, 'NoSuchUpload', NO_UPLOAD);
+    const start = (partNumber - 1) * meta.partSize;
+    const recordPath = join(dir, `part-${partNumber}.json`);
+    await rm(recordPath, { force: true });
+    const data = join(dir, 'data');
+    const file = await open(data, 'r+').catch(() => { throw new S3Failure(404, 'NoSuchUpload', NO_UPLOAD); });
+    const md5 = new Md5Session(data, start);
     try {
-      await pipeline(body, capped(partCap, tooLarge), capped(room, overQuota), hash, createWriteStream(temp, { mode: 0o600 }));
-      const etag = `"${md5.digest('hex')}"`;
-      await rename(temp, join(dir, `part-${partNumber}`));
-      await writeFile(join(dir, `part-${partNumber}.etag`), etag);
+      // Past its share of the declared size: EntityTooLarge; within it but past the quota: QuotaExceeded.
+      const sink = new HashingFileSink(file, start, md5, { bytes: Math.min(partCap, room), refuse: (size) => (size > partCap ? tooLarge() : overQuota()) });
+      await pipeline(body, sink);
+      const etag = `"${await md5.end(sink.position)}"`;
+      // Written whole, then renamed: a record is never half there.
+      const temp = join(dir, `.part-${partNumber}.${randomBytes(6).toString('hex')}`);
+      await writeFile(temp, JSON.stringify({ etag, size: sink.position - start } satisfies PartRecord), { mode: 0o600 });
+      await rename(temp, recordPath);
       return etag;
     } catch (e) {
-      await rm(temp, { force: true });
+      md5.drop();
       throw e;
+    } finally {
+      await file.close().catch(() => undefined);
     }
   }
 
@@ -189,27 +214,50 @@ export class MultipartUploads {
   async complete(uploadId: string, bucket: string, key: string, parts: CompletedPart[]): Promise<StoredObject> {
     await this.check(uploadId, bucket, key);
     const dir = this.dir(uploadId);
+    const meta = await this.meta(uploadId);
     const md5s: Buffer[] = [];
+    const records: PartRecord[] = [];
     for (let i = 0; i < parts.length; i++) {
       const p = parts[i];
       if (i > 0 && p.partNumber <= parts[i - 1].partNumber) throw new S3Failure(400, 'InvalidPartOrder', 'The list of parts was not in ascending order. The parts list must be specified in order by part number.');
       if (p.partNumber < 1 || p.partNumber > MAX_PARTS) throw new S3Failure(400, 'InvalidPart', `Part number ${p.partNumber} is out of range.`);
-      const stored = await readFile(join(dir, `part-${p.partNumber}.etag`), 'utf8').catch(() => undefined);
-      if (stored === undefined || !p.etag || bare(stored) !== bare(p.etag)) {
+      const stored = await this.record(uploadId, p.partNumber);
+      if (stored === undefined || !p.etag || bare(stored.etag) !== bare(p.etag)) {
         throw new S3Failure(400, 'InvalidPart', `One or more of the specified parts could not be found or the specified entity tag might not have matched the part's entity tag (part ${p.partNumber}).`);
       }
-      md5s.push(Buffer.from(bare(stored), 'hex'));
+      records.push(stored);
+      md5s.push(Buffer.from(bare(stored.etag), 'hex'));
     }
-    const files = parts.map((p) => join(dir, `part-${p.partNumber}`));
-    async function* concatenated(): AsyncGenerator<Buffer> {
-      for (const f of files) {
-        for await (const chunk of createReadStream(f, { highWaterMark: 1 << 20 })) yield chunk as Buffer;
-      }
-    }
-    const object = await this.store.put(bucket, key, Readable.from(concatenated()));
-    await rm(dir, { recursive: true, force: true });
     // S3's multipart ETag: MD5 of the parts' binary MD5s, then `-<number of parts>`.
-    return { ...object, etag: `"${createHash('md5').update(Buffer.concat(md5s)).digest('hex')}-${parts.length}"` };
+    const etag = `"${createHash('md5').update(Buffer.concat(md5s)).digest('hex')}-${parts.length}"`;
+    const data = join(dir, 'data');
+    const size = records.reduce((n, r) => n + r.size, 0);
+    let object: StoredObject;
+    if (this.isWhole(meta, parts, records)) {
+      // Every part, each of its full length, in order: the data file is the object.
+      await truncate(data, size);
+      object = await this.store.adopt(bucket, key, data, size, etag);
+    } else {
+      const partSize = meta.partSize ?? 0;
+      async function* selected(): AsyncGenerator<Buffer> {
+        for (let i = 0; i < parts.length; i++) {
+          if (records[i].size === 0) continue;
+          const start = (parts[i].partNumber - 1) * partSize;
+          for await (const chunk of createReadStream(data, { start, end: start + records[i].size - 1, highWaterMark: 1 << 20 })) yield chunk as Buffer;
+        }
+      }
+      object = { ...await this.store.put(bucket, key, Readable.from(selected())), etag };
+    }
+    await rm(dir, { recursive: true, force: true });
+    return object;
+  }
+
+  /** Whether `parts` are all the parts of the declared size, 1 to n in order, each of its full length. */
+  private isWhole(meta: UploadMeta, parts: CompletedPart[], records: PartRecord[]): boolean {
+    if (meta.size === undefined || meta.partSize === undefined) return false;
+    const count = Math.max(1, Math.ceil(meta.size / meta.partSize));
+    if (parts.length !== count) return false;
+    return parts.every((p, i) => p.partNumber === i + 1 && records[i].size === Math.min(meta.partSize ?? 0, (meta.size ?? 0) - i * (meta.partSize ?? 0)));
   }
 
   /** AbortMultipartUpload: drops the parts. */

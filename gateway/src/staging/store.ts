@@ -5,13 +5,13 @@
  * file first and is renamed into place, so a reader never sees half an object. Listeners hear about
  * every completed write (the v1 upload flow waits on them).
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { createReadStream, type ReadStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Transform } from 'node:stream';
+import { HashingFileSink, Md5Session } from './hashing-sink';
 
 export interface StoredObject {
   bucket: string;
@@ -55,34 +55,47 @@ export class ObjectStore {
 
   /**
    * Streams `body` into `bucket/key`. `maxBytes` aborts (and discards) a body that grows past it;
-   * the error then has `code = 'EntityTooLarge'`.
+   * the error then has `code = 'EntityTooLarge'`. The ETag's MD5 is computed on a worker thread
+   * from what reached the disk (see hashing-sink.ts).
    */
   async put(bucket: string, key: string, body: Readable, maxBytes = Number.POSITIVE_INFINITY): Promise<StoredObject> {
     const target = this.file(bucket, key);
     await mkdir(this.tmp, { recursive: true, mode: 0o700 });
     const temp = join(this.tmp, randomBytes(12).toString('hex'));
-    const md5 = createHash('md5');
-    let size = 0;
-    const count = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        size += chunk.length;
-        if (size > maxBytes) {
-          done(Object.assign(new Error('Your proposed upload exceeds the maximum allowed size'), { code: 'EntityTooLarge' }));
-          return;
-        }
-        md5.update(chunk);
-        done(null, chunk);
-      },
-    });
+    const file = await open(temp, 'wx', 0o600);
+    const md5 = new Md5Session(temp, 0);
+    const refuse = (): Error => Object.assign(new Error('Your proposed upload exceeds the maximum allowed size'), { code: 'EntityTooLarge' });
+    let etag: string;
+    let size: number;
     try {
-      await pipeline(body, count, createWriteStream(temp, { mode: 0o600 }));
+      const sink = new HashingFileSink(file, 0, md5, { bytes: maxBytes, refuse });
+      await pipeline(body, sink);
+      size = sink.position;
+      etag = `"${await md5.end(size)}"`;
+      await file.close();
       await mkdir(dirname(target), { recursive: true, mode: 0o700 });
       await rename(temp, target);
     } catch (e) {
+      md5.drop();
+      await file.close().catch(() => undefined);
       await rm(temp, { force: true });
       throw e;
     }
-    const object: StoredObject = { bucket, key, size, etag: `"${md5.digest('hex')}"` };
+    return this.added({ bucket, key, size, etag });
+  }
+
+  /**
+   * Makes the finished file `path` (on the staging file system) the object `bucket/key`, by a
+   * rename: how a completed multipart upload becomes its object without copying its bytes.
+   */
+  async adopt(bucket: string, key: string, path: string, size: number, etag: string): Promise<StoredObject> {
+    const target = this.file(bucket, key);
+    await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+    await rename(path, target);
+    return this.added({ bucket, key, size, etag });
+  }
+
+  private added(object: StoredObject): StoredObject {
     for (const l of this.listeners) l(object);
     return object;
   }

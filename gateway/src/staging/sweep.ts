@@ -80,7 +80,8 @@ export class StagingSweeper {
 
   /**
    * What a gateway killed mid-write left behind: every temporary object file and every half-written
-   * part (`.<n>.<random>` in an upload's folder). Run once at start, before this process writes any.
+   * part record (`.part-<n>.<random>` in an upload's folder; a part's bytes sit in the upload's data
+   * file and count only once their record is there). Run once at start, before this process writes any.
    */
   async sweepLeftovers(): Promise<number> {
     let removed = 0;
