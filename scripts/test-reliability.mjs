@@ -7,6 +7,12 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 
 const soak = process.argv.includes('--soak');
+// `--part long`: the two long suites (the fault workload, crash safety); `--part rest`: the others
+// and the gateway's security suites. `npm test` runs the two parts side by side; no flag runs both.
+const partAt = process.argv.indexOf('--part');
+const part = partAt > 0 ? process.argv[partAt + 1] : undefined;
+const long = /^test\/reliability\/(fault-workload|crash-safety)\./;
+const inPart = (f) => part === undefined || (part === 'long') === long.test(f);
 const env = { ...process.env };
 if (soak) { env.SOAK = '1'; env.OPS ??= '1000'; }
 // The gateway's own security suites (test/security/*gateway*) run once per scheduler, like the
@@ -15,11 +21,12 @@ const gatewaySecurity = /gateway/;
 const files = soak
   ? ['test/reliability/fault-workload.test.ts']
   : ['test/reliability', 'test/security'].filter((d) => existsSync(d))
-      .flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.test.ts') && !(d === 'test/security' && gatewaySecurity.test(f))).sort().map((f) => `${d}/${f}`));
+      .flatMap((d) => readdirSync(d).filter((f) => f.endsWith('.test.ts') && !(d === 'test/security' && gatewaySecurity.test(f))).sort().map((f) => `${d}/${f}`))
+      .filter(inPart);
 const run = (args) => new Promise((resolve) => {
   const child = spawn(process.execPath, args, { stdio: 'inherit', env, shell: false });
   child.on('close', (code) => resolve(code ?? 1));
 });
 const codes = [await run(['scripts/with-gateway.mjs', '--', 'node', '--expose-gc', '--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files])];
-if (!soak) codes.push(await run(['scripts/run-suites.mjs', 'test/security', '--schedulers', 'local,slurm', '--match', gatewaySecurity.source]));
+if (!soak && part !== 'long') codes.push(await run(['scripts/run-suites.mjs', 'test/security', '--schedulers', 'local,slurm', '--match', gatewaySecurity.source]));
 process.exit(codes.some((c) => c !== 0) ? 1 : 0);
