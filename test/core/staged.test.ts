@@ -197,7 +197,12 @@ void describe('client.transfers (staged, s3)', { skip: gatewayOnly() }, () => {
     await c.transfers.upload(S, src, remote);
     const dst = join(local, 'mismatch-dst.txt');
     writeFileSync(dst, 'old content');
-    await assert.rejects(c.transfers.download(S, remote, dst, { onProgress: tamper }), ChecksumMismatchError);
+    // A download asks for the server's checksum as its bytes start to flow: the write goes there.
+    let tampered = false;
+    const tamperEarly = (p: Progress): void => {
+      if (p.phase === 'downloading' && !tampered) { tampered = true; writeFileSync(remote, 'not what was sent'); }
+    };
+    await assert.rejects(c.transfers.download(S, remote, dst, { onProgress: tamperEarly }), ChecksumMismatchError);
     assert.equal(await readFile(dst, 'utf8'), 'old content', 'the old destination stays');
     assert.deepEqual(readdirSync(local).filter((f) => f.includes('f7t-part')), [], 'no temporary file is left');
   });
