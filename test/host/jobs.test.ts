@@ -69,7 +69,9 @@ const outputScript = (tag: string) => `#!/bin/bash
 #SBATCH --job-name=fc-out-${tag}
 #SBATCH --time=00:05:00
 for i in $(seq 1 150); do printf 'line %03d ünïcödé ✓ %s %s\\n' "$i" "${tag}" "$(printf 'x%.0s' $(seq 1 40))"; done
-sleep 8
+# Runs until the test has seen it running and releases it (at most 2 minutes): a loaded machine
+# may list jobs slower than a fixed sleep lasts.
+for i in $(seq 1 600); do [ -e .fc-release-${tag} ] && break; sleep 0.2; done
 for i in $(seq 151 300); do printf 'line %03d ünïcödé ✓ %s %s\\n' "$i" "${tag}" "$(printf 'x%.0s' $(seq 1 40))"; done
 printf 'the end without newline'
 `;
@@ -120,17 +122,23 @@ describe('Jobs view and job commands', function () {
     // A job that pends first is polled every 30 s; a ~10 s job could run between two polls. Ask
     // for a refresh every few seconds so the view catches it running.
     let asked = Date.now();
-    const seenRunning = await waitFor('the job in Running', async () => {
-      if (Date.now() - asked > 3000) {
-        asked = Date.now();
-        await vscode.commands.executeCommand('firecrest.jobs.refresh');
-      }
-      return (await findJob(submitted!.jobId))?.group === 'Running';
-    }, 60_000);
-    assert.ok(seenRunning);
-    const running = await findJob(submitted.jobId);
-    assert.match(running!.row.description ?? '', /^\d+:\d\d( \/ \d+:\d\d(:\d\d)?)?/, 'elapsed / limit');
-    assert.match(running!.row.contextValue ?? '', /;cancelable;/);
+    const release = `${home}/.fc-release-${tag}`;
+    try {
+      const seenRunning = await waitFor('the job in Running', async () => {
+        if (Date.now() - asked > 3000) {
+          asked = Date.now();
+          await vscode.commands.executeCommand('firecrest.jobs.refresh');
+        }
+        return (await findJob(submitted!.jobId))?.group === 'Running';
+      }, 90_000);
+      assert.ok(seenRunning);
+      const running = await findJob(submitted.jobId);
+      assert.match(running!.row.description ?? '', /^\d+:\d\d( \/ \d+:\d\d(:\d\d)?)?/, 'elapsed / limit');
+      assert.match(running!.row.contextValue ?? '', /;cancelable;/);
+    } finally {
+      // The job writes its second half once released (also when the check above failed).
+      await client.mkdir(t.system, release);
+    }
     const out = await vscode.commands.executeCommand<{
       emitted: string;
       result: { reason: string; state?: string };
@@ -145,6 +153,7 @@ describe('Jobs view and job commands', function () {
     const bytes = Buffer.byteLength(expected);
     assert.equal(out.stats.bytesWritten, bytes);
     assert.ok(out.stats.bytesFetched <= bytes * 1.1, `fetched ${out.stats.bytesFetched} bytes for ${bytes}`);
+    await client.remove(t.system, release);
   });
 
   it('shows the job completed in the tree, with its exit code, and says so in a notification', async () => {
