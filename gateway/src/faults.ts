@@ -30,10 +30,12 @@ export interface FaultConfig {
   dropAfter?: FaultSwitch;
   /** Sends the first `afterBytes` (default 65536) of a streamed answer, then drops the connection. */
   cutBody?: FaultSwitch & { afterBytes?: number };
+  /** Flips the bits of the first byte of a streamed answer: bytes damaged on their way, length intact. */
+  corruptBody?: FaultSwitch;
 }
 
-export type FaultName = 'rateLimit' | 'latency' | 'error' | 'dropBefore' | 'dropAfter' | 'cutBody';
-const NAMES: FaultName[] = ['rateLimit', 'latency', 'error', 'dropBefore', 'dropAfter', 'cutBody'];
+export type FaultName = 'rateLimit' | 'latency' | 'error' | 'dropBefore' | 'dropAfter' | 'cutBody' | 'corruptBody';
+const NAMES: FaultName[] = ['rateLimit', 'latency', 'error', 'dropBefore', 'dropAfter', 'cutBody', 'corruptBody'];
 
 /** mulberry32: tiny, fast, good enough for fault dice; seeded so runs replay. */
 function prng(seed: number): () => number {

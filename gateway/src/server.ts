@@ -28,7 +28,7 @@ import { registerV1 } from './v1/index';
 import type { IdpStore } from './idp/adapter';
 import { idpRoutes, type IdpHolder } from './idp/routes';
 import type { IdpRuntime } from './idp/token-hooks';
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough, Readable, Transform } from 'node:stream';
 
 export interface ServerDeps {
   v2: V2Deps;
@@ -93,6 +93,24 @@ function cutAfter(payload: Readable, limit: number, socket: { destroy(): void })
   return out;
 }
 
+/** Requests whose streamed answer has its first byte flipped (the corruptBody fault). */
+const corruptBody = new WeakSet<FastifyRequest>();
+
+/** `payload` with the bits of its first byte flipped. */
+function corrupted(payload: Readable): Readable {
+  let first = true;
+  return payload.pipe(new Transform({
+    transform(chunk: Buffer, _e, done) {
+      if (first && chunk.length > 0) {
+        first = false;
+        const copy = Buffer.from(chunk);
+        copy[0] ^= 0xff;
+        done(null, copy);
+      } else done(null, chunk);
+    },
+  }));
+}
+
 async function applyFaults(faults: Faults, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
   const subject = `${req.method} ${pathOf(req.url)}`;
   if (faults.hit('dropBefore', subject)) {
@@ -111,6 +129,7 @@ async function applyFaults(faults: Faults, req: FastifyRequest, reply: FastifyRe
   }
   if (faults.hit('dropAfter', subject)) dropAfter.add(req);
   if (faults.hit('cutBody', subject)) cutBody.set(req, faults.cutAfterBytes());
+  if (faults.hit('corruptBody', subject)) corruptBody.add(req);
   return undefined;
 }
 
@@ -182,6 +201,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     if (dropAfter.has(req)) req.raw.socket.destroy();
     const cut = cutBody.get(req);
     if (cut !== undefined && payload instanceof Readable) return cutAfter(payload, cut, req.raw.socket);
+    if (corruptBody.has(req) && payload instanceof Readable) return corrupted(payload);
     return payload;
   });
   if (deps.verbose) {

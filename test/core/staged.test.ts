@@ -197,12 +197,14 @@ void describe('client.transfers (staged, s3)', { skip: gatewayOnly() }, () => {
     await c.transfers.upload(S, src, remote);
     const dst = join(local, 'mismatch-dst.txt');
     writeFileSync(dst, 'old content');
-    // A download asks for the server's checksum as its bytes start to flow: the write goes there.
-    let tampered = false;
-    const tamperEarly = (p: Progress): void => {
-      if (p.phase === 'downloading' && !tampered) { tampered = true; writeFileSync(remote, 'not what was sent'); }
-    };
-    await assert.rejects(c.transfers.download(S, remote, dst, { onProgress: tamperEarly }), ChecksumMismatchError);
+    // A download asks for the server's checksum as it starts: the damage is done on the way, by
+    // the gateway's corruptBody switch (one staged byte flipped), not to the file.
+    await gateway.faults({ corruptBody: { next: 1, match: '^GET /s3/' } });
+    try {
+      await assert.rejects(c.transfers.download(S, remote, dst), ChecksumMismatchError);
+    } finally {
+      await gateway.clearFaults();
+    }
     assert.equal(await readFile(dst, 'utf8'), 'old content', 'the old destination stays');
     assert.deepEqual(readdirSync(local).filter((f) => f.includes('f7t-part')), [], 'no temporary file is left');
   });

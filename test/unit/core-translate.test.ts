@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { classifyState, isFinalState } from '../../src/core/jobState';
 import { parseTimeLimit, toFileEntry, toHealth, toJob, toPartition, toSystem, failingServices } from '../../src/core/v2/translate';
-import { pollSleeps } from '../../src/core/v2/wait';
+import { pollSleeps, transferPollSleeps } from '../../src/core/v2/wait';
 import { JobW, SystemW } from '../../src/core/v2/wire';
 
 void describe('job states', () => {
@@ -91,5 +91,8 @@ void describe('v2 translations', () => {
   void it('wait-for-job sleep sequence', () => {
     const g = pollSleeps();
     assert.deepEqual(Array.from({ length: 11 }, () => g.next().value), [0.2, 0.5, 1, 2, 4, 8, 16, 32, 64, 64, 64]);
+    // Transfer jobs (someone waits on them): denser at first, never more than 10 s apart.
+    const tr = transferPollSleeps();
+    assert.deepEqual(Array.from({ length: 14 }, () => tr.next().value), [0.2, 0.3, 0.5, 0.5, 1, 1, 2, 2, 4, 4, 8, 10, 10, 10]);
   });
 });

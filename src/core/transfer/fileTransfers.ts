@@ -65,7 +65,7 @@ export class FileTransfers implements StagedTransfers {
 
   /** Always staged (StagedTransfers); `localPath` is replaced only by a complete, verified file. */
   download(system: string, remotePath: string, localPath: string, o: StagedTransferOptions = {}): Promise<TransferResult> {
-    return this.intoPlace(localPath, (temp, po) => stagedDownload(this.deps, system, remotePath, temp, po), system, remotePath, 'staged', o);
+    return this.intoPlace(localPath, (temp) => stagedDownload(this.deps, system, remotePath, temp, o), system, remotePath, 'staged', o);
   }
 
   private async direct(system: string, data: Uint8Array, remotePath: string, o: StagedTransferOptions): Promise<TransferResult> {
@@ -116,26 +116,20 @@ export class FileTransfers implements StagedTransfers {
 
   /**
    * Fills a temporary file next to `localPath`, verifies it, then renames it into place; removes it
-   * otherwise. The server's checksum of the source is asked for as soon as the bytes start to flow
-   * (the first `downloading` progress), so the cluster hashes while we receive, and what is left to
-   * wait for at the end is the slower of the two.
+   * otherwise. For a staged download the server's checksum of the source is asked for at once: the
+   * cluster hashes while the transfer job stages the file and the client receives it, and what is
+   * left to wait for at the end is the slower of the two.
    */
-  private async intoPlace(localPath: string, fill: (temp: string, o: StagedTransferOptions) => Promise<{ bytes: number; sha256: string }>, system: string, remotePath: string, route: TransferResult['route'], o: StagedTransferOptions): Promise<TransferResult> {
+  private async intoPlace(localPath: string, fill: (temp: string) => Promise<{ bytes: number; sha256: string }>, system: string, remotePath: string, route: TransferResult['route'], o: StagedTransferOptions): Promise<TransferResult> {
     // Local mistakes are found before anything is staged, and reported typed like the server's.
     if ((await stat(localPath).catch(() => undefined))?.isDirectory()) throw new InvalidInputError(`${localPath} is a directory`);
     if (!(await stat(dirname(localPath)).catch(() => undefined))?.isDirectory()) throw new InvalidInputError(`Local folder ${dirname(localPath)} does not exist`);
     const temp = join(dirname(localPath), `.${basename(localPath)}.${randomBytes(4).toString('hex')}.f7t-part`);
-    let early: Promise<{ sha?: string; note?: string }> | undefined;
-    const onProgress: StagedTransferOptions['onProgress'] = (p) => {
-      if (p.phase === 'downloading' && early === undefined && o.verify !== false) {
-        early = this.askSha(system, remotePath, o);
-        early.catch(() => undefined);
-      }
-      o.onProgress?.(p);
-    };
+    const early = route === 'staged' && o.verify !== false ? this.askSha(system, remotePath, o) : undefined;
+    early?.catch(() => undefined);
     let placed = false;
     try {
-      const got = await fill(temp, { ...o, onProgress });
+      const got = await fill(temp);
       let remote: { sha?: string; note?: string };
       if (early === undefined) remote = await this.remoteSha(system, remotePath, o);
       else {
