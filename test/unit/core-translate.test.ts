@@ -93,6 +93,6 @@ void describe('v2 translations', () => {
     assert.deepEqual(Array.from({ length: 11 }, () => g.next().value), [0.2, 0.5, 1, 2, 4, 8, 16, 32, 64, 64, 64]);
     // Transfer jobs (someone waits on them): denser at first, never more than 10 s apart.
     const tr = transferPollSleeps();
-    assert.deepEqual(Array.from({ length: 14 }, () => tr.next().value), [0.2, 0.3, 0.5, 0.5, 1, 1, 2, 2, 4, 4, 8, 10, 10, 10]);
+    assert.deepEqual(Array.from({ length: 18 }, () => tr.next().value), [0.2, 0.3, 0.5, 0.5, 0.5, 1, 1, 1, 1, 1, 1, 1, 1, 2, 4, 8, 10, 10]);
   });
 });

@@ -22,12 +22,13 @@ export function* pollSleeps(): Generator<number, never> {
 
 /**
  * Sleeps between looks at a transfer job: someone is waiting on it (a save, a copy, a staged
- * transfer), and most end within seconds of being able to start. Denser at first than
- * `pollSleeps` (at most 2 looks a second, for the first second), and never more than 10 s apart,
- * where the official schedule would leave a finished long transfer unnoticed for up to a minute.
+ * transfer), and most end within seconds of being able to start. At most one look a second for the
+ * first 10 s (two a second in its first two), then growing to one every 10 s: a finished transfer is
+ * noticed within a second while it is short, and within 10 s when it is long, where the official
+ * schedule (`pollSleeps`) can take up to a minute.
  */
 export function* transferPollSleeps(): Generator<number, never> {
-  yield* [0.2, 0.3, 0.5, 0.5, 1, 1, 2, 2, 4, 4, 8];
+  yield* [0.2, 0.3, 0.5, 0.5, 0.5, 1, 1, 1, 1, 1, 1, 1, 1, 2, 4, 8];
   for (;;) yield 10;
 }
 
