@@ -44,6 +44,8 @@ export class FirecrestUri {
   }
 
   with(change: { system?: string; path?: string; profile?: string | null }): FirecrestUri {
+    // A new path alone (a child of a listed folder, 10,000 times for a folder of 10,000).
+    if (change.system === undefined && change.profile === undefined && change.path !== undefined) return new FirecrestUri(this.system, normalizePath(change.path), this.profile);
     return FirecrestUri.from({
       system: change.system ?? this.system,
       path: change.path ?? this.path,

@@ -9,7 +9,7 @@ import { isCancellation } from '../core/errors';
 import type { Log } from '../common/services';
 import type { TransferEvents, TransferKind } from '../common/transferEvents';
 import { ChangePoller, type ChangePollerOptions } from './changePoller';
-import { EntryType } from './entries';
+import { EntryType, type RemoteEntry } from './entries';
 import { RemoteFileSystem, type RemoteChange, type RemoteFileSystemOptions } from './remoteFileSystem';
 import { isProbedPath, toFileSystemError } from './toFileSystemError';
 
@@ -67,11 +67,17 @@ export class FirecrestFileSystemProvider implements vscode.FileSystemProvider, v
     return new vscode.Disposable(() => w.dispose());
   }
 
-  stat(uri: vscode.Uri): Promise<vscode.FileStat> {
-    return this.run('stat', uri, async (u) => {
-      const e = await this.core.stat(u);
-      return { type: e.type as vscode.FileType, size: e.size, mtime: e.mtime, ctime: e.mtime };
-    });
+  stat(uri: vscode.Uri): vscode.FileStat | Promise<vscode.FileStat> {
+    // A child of the folder just listed is answered at once (VS Code stats each of them).
+    let u: FirecrestUri | undefined;
+    try {
+      u = FirecrestUri.parse(uri);
+    } catch {
+      // Reported by the path below, with the others.
+    }
+    const known = u ? this.core.stat(u) : undefined;
+    if (known && !(known instanceof Promise)) return fileStat(known);
+    return this.run('stat', uri, async () => fileStat(await (known ?? this.core.stat(FirecrestUri.parse(uri)))));
   }
 
   readDirectory(uri: vscode.Uri): Promise<[string, vscode.FileType][]> {
@@ -165,6 +171,10 @@ export class FirecrestFileSystemProvider implements vscode.FileSystemProvider, v
       if (batch.length > 0) this.emitter.fire(batch);
     }, 5);
   }
+}
+
+function fileStat(e: RemoteEntry): vscode.FileStat {
+  return { type: e.type, size: e.size, mtime: e.mtime, ctime: e.mtime };
 }
 
 /** After SLOW_MS without an end, `work` shows in the status bar (an editor waiting on a slow or paused server says why). */

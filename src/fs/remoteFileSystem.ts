@@ -110,16 +110,19 @@ export class RemoteFileSystem {
     });
   }
 
-  async stat(uri: FirecrestUri): Promise<RemoteEntry> {
-    if (uri.path === '/') return { name: '/', type: EntryType.Directory, size: 0, mtime: 0, permissions: '' };
-    // Fast paths, plain string work and no new objects: VS Code stats every child of a folder it
-    // just listed (10,000 calls for a folder of 10,000).
+  /**
+   * The entry `uri` names. Answered at once (no promise) when the folder listed last holds it:
+   * VS Code stats every child of a folder it just listed (10,000 calls for a folder of 10,000), and
+   * the promise of an async function costs more than the lookup. Callers await either.
+   */
+  stat(uri: FirecrestUri): RemoteEntry | Promise<RemoteEntry> {
     const slash = uri.path.lastIndexOf('/');
     const hot = this.hot;
     if (
       hot &&
       hot.generation === this.listings.generation &&
       slash === hot.dir.length &&
+      slash > 0 &&
       hot.system === uri.system &&
       hot.profile === uri.profile &&
       uri.path.startsWith(hot.dir) &&
@@ -128,6 +131,11 @@ export class RemoteFileSystem {
       const hit = hot.listing.entries.get(uri.path.slice(slash + 1));
       if (hit) return hit;
     }
+    return this.statListed(uri, slash);
+  }
+
+  private async statListed(uri: FirecrestUri, slash: number): Promise<RemoteEntry> {
+    if (uri.path === '/') return { name: '/', type: EntryType.Directory, size: 0, mtime: 0, permissions: '' };
     const parentKey = parentKeyOf(uri);
     const cached = this.listings.peekEntry(parentKey, this.ttlMs);
     if (cached) {

@@ -30,7 +30,7 @@ void describe('fs: stats answered from the folder listing', () => {
     const fs = fsOf();
     await gateway.resetStats();
     const names = (await fs.readDirectory(dir)).map(([n]) => n);
-    const stats = await Promise.all(names.map((n) => fs.stat(child(n))));
+    const stats = await Promise.all(names.map(async (n) => fs.stat(child(n))));
     assert.equal(stats.length, 20);
     assert.deepEqual(stats.map((s) => s.name).sort(), names.sort());
     assert.equal((await gateway.stats()).requests, 1);
@@ -44,7 +44,7 @@ void describe('fs: stats answered from the folder listing', () => {
     await c.uploadSmall(t.system, dir.path, 'f1-new', enc('new'));
     assert.equal((await fs.stat(child('f1'))).size, 1, 'still the cached listing');
     await fs.list(dir, 0); // what the change poller does
-    await assert.rejects(fs.stat(child('f1')), (e: unknown) => e instanceof FsError && e.code === 'FileNotFound');
+    await assert.rejects(async () => fs.stat(child('f1')), (e: unknown) => e instanceof FsError && e.code === 'FileNotFound');
     assert.equal((await fs.stat(child('f1-new'))).size, 3);
     await c.uploadSmall(t.system, dir.path, 'f2', enc('changed'));
     fs.invalidate(dir);
@@ -61,6 +61,6 @@ void describe('fs: stats answered from the folder listing', () => {
     assert.equal((await fs.stat(child('f3'))).size, 1);
     assert.equal((await fs.stat(sub.joinPath('f3'))).size, 6);
     assert.equal((await fs.stat(child('f3'))).size, 1);
-    await assert.rejects(fs.stat(sub.joinPath('f4')), (e: unknown) => e instanceof FsError && e.code === 'FileNotFound');
+    await assert.rejects(async () => fs.stat(sub.joinPath('f4')), (e: unknown) => e instanceof FsError && e.code === 'FileNotFound');
   });
 });

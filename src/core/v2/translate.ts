@@ -20,7 +20,19 @@ function digits2(s: string, i: number): number {
 }
 
 /** `lastModified` has no zone; the server's local time is read as UTC. Unparsable → 0. */
+/** The last timestamp read and its value: files of one folder often share their second. */
+let lastText = '';
+let lastValue = 0;
+
 export function parseLastModified(s: string): number {
+  if (s === lastText) return lastValue;
+  const v = readLastModified(s);
+  lastText = s;
+  lastValue = v;
+  return v;
+}
+
+function readLastModified(s: string): number {
   // The server's own form, YYYY-MM-DDTHH:MM:SS, read without a regex or Date.parse (an ls of 10,000
   // entries reads 10,000 of them). Date.UTC rolls a 31st over like Date.parse does.
   if (s.length === 19 && s.charCodeAt(4) === 45 && s.charCodeAt(7) === 45 && s.charCodeAt(10) === 84 && s.charCodeAt(13) === 58 && s.charCodeAt(16) === 58) {
