@@ -190,6 +190,7 @@ async function main(): Promise<void> {
   const base = home.joinPath(`bench-fs-${Date.now().toString(36)}`);
   await client.mkdir(t.system, base.path);
   const rows: string[][] = [];
+  const ratios = new Map<string, { ratio: number; max: number }>();
   try {
     const range = (n: number) => Array.from({ length: n }, (_, i) => i);
     const d1k = await makeFolder(client, base, 'd1k', [{ name: 'd1k/' }, ...range(1000).map((i) => ({ name: `d1k/file-${i}.txt` }))]);
@@ -200,15 +201,20 @@ async function main(): Promise<void> {
     ]);
 
     const ms = (x: number) => x.toFixed(x < 100 ? 1 : 0);
-    const row = (label: string, r: ExpandResult) =>
+    // Against the gateway: <= 1.2x the raw ls; replayed (the client's own cost): <= 1.5x (issue 22).
+    const row = (label: string, r: ExpandResult) => {
+      const replayed = label.startsWith('replayed');
+      const name = `${label} ${r.entries} entries (${r.reps} pairs)`;
+      ratios.set(name, { ratio: Number(r.ratio.p50.toFixed(2)), max: replayed ? 1.5 : 1.2 });
       rows.push([
-        `${label} ${r.entries} entries (${r.reps} pairs)`,
+        name,
         r.requests >= 0 ? `${r.requests}` : '-',
         r.requests >= 0 ? '1' : '-',
         `client ${ms(r.client.p50)} ms [${ms(r.client.p25)}-${ms(r.client.p75)}], raw ls ${ms(r.raw.p50)} ms [${ms(r.raw.p25)}-${ms(r.raw.p75)}]; ` +
           `ratio ${r.ratio.p50.toFixed(2)}x [${r.ratio.p25.toFixed(2)}-${r.ratio.p75.toFixed(2)}]`,
-        '<= 1.2x raw ls',
+        replayed ? '<= 1.5x raw ls' : '<= 1.2x raw ls',
       ]);
+    };
     const reps = (d: FirecrestUri) => (d === d1k ? Number(process.env.BENCH_REPS_1K ?? 61) : Number(process.env.BENCH_REPS_10K ?? 41));
     const raw = rawLister(t.url, rawToken);
     const bodies = new Map<string, Buffer>();
@@ -279,7 +285,17 @@ async function main(): Promise<void> {
   console.log(line(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('-|-'));
   for (const r of rows) console.log(line(r));
-  emitTable('fs', head, rows, (r) => (/^\d+$/.test(String(r[2])) ? { target: `<= ${r[2]} requests`, met: Number(r[1]) <= Number(r[2]) } : {}));
+  emitTable('fs', head, rows, (r) => {
+    const judged = ratios.get(String(r[0]));
+    const requestsMet = /^\d+$/.test(String(r[2])) ? Number(r[1]) <= Number(r[2]) : undefined;
+    const ratioMet = judged ? judged.ratio <= judged.max : undefined;
+    if (requestsMet === undefined && ratioMet === undefined) return {};
+    return {
+      target: [requestsMet !== undefined ? `<= ${r[2]} requests` : '', judged ? `ratio <= ${judged.max}x` : ''].filter(Boolean).join(', '),
+      ...(judged ? { ratio: judged.ratio } : {}),
+      met: requestsMet !== false && ratioMet !== false,
+    };
+  });
 }
 
 main().catch((e: unknown) => {
