@@ -103,6 +103,12 @@ export class Transport {
   private readonly pools = new Map<string, Pool>();
   private ca?: string[];
   private closed = false;
+  /**
+   * Settles a macrotask after the last answer's body ended: undici frees the connection only then.
+   * A request that follows at once waits for it and reuses the connection instead of opening
+   * another; an answer nobody follows up on costs no wait.
+   */
+  private released?: Promise<void>;
 
   constructor(private readonly opts: TransportOptions) {
     if (opts.caFile) this.ca = [...rootCertificates, readFileSync(opts.caFile, 'utf8')];
@@ -123,6 +129,7 @@ export class Transport {
   /** One exchange. Rejects with CancelledError, TimeoutError or NetworkError; any status resolves. */
   async send(req: TransportRequest): Promise<TransportResponse> {
     if (req.signal?.aborted) throw new CancelledError('Cancelled', { route: req.route });
+    if (this.released) await this.released;
     const started = performance.now();
     const timer = new AbortController();
     const t = setTimeout(() => timer.abort(), req.timeoutMs);
@@ -144,9 +151,9 @@ export class Transport {
       clearTimeout(slow);
       status = res.statusCode;
       const body = await readCapped(res.body, res.headers, req.maxBodyBytes ?? bodyLimitFor(req.route), req.route, res.statusCode);
-      // undici frees the connection a macrotask after the body ends; yielding here lets the
-      // caller's next request reuse it instead of the pool opening another one.
-      await new Promise((r) => setImmediate(r));
+      const released = new Promise<void>((r) => setImmediate(r));
+      this.released = released;
+      void released.then(() => { if (this.released === released) this.released = undefined; });
       return { status: res.statusCode, headers: res.headers, body };
     } catch (e) {
       if (e instanceof ResponseTooLargeError) throw e;
