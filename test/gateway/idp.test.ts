@@ -110,6 +110,8 @@ void describe('identity provider (/idp)', { skip }, () => {
     const dir = mkdtempSync(join(tmpdir(), 'f7t-idp-mfa-'));
     const child = spawn(process.execPath, [join(__dirname, '..', '..', 'dist', 'gateway.js'), '--port', '0', '--scheduler', 'local', '--state-dir', dir, '--mfa']);
     child.stderr.resume();
+    // Its state folder is removed once it has exited: a gateway still stopping writes into it (CI38).
+    const exited = new Promise<void>((r) => child.once('exit', () => r()));
     try {
       const info = await new Promise<GatewayInfo>((resolve, reject) => {
         let out = '';
@@ -135,7 +137,8 @@ void describe('identity provider (/idp)', { skip }, () => {
         tokens.refresh_token = r.body.refresh_token;
       }
     } finally {
-      child.kill('SIGTERM');
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
       rmSync(dir, { recursive: true, force: true });
     }
   });
