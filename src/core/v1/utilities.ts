@@ -7,6 +7,7 @@ import { InvalidInputError } from '../errors';
 import type { Checksum, FileContent, FileEntry, FileStat, UserInfo } from '../model';
 import { screenEntries } from '../entryNames';
 import { toFileEntry } from '../v2/translate';
+import { listingSettled } from '../vanishedEntries';
 import { flag, type Fields, type V1Http } from './v1Http';
 import { LsW, StatW, TextOutW, WhoamiW } from './wire';
 
@@ -31,7 +32,7 @@ export class UtilitiesRoutes {
 
   async list(machine: string, path: string, o: ListOptions = {}): Promise<FileEntry[]> {
     const query = { targetPath: path, showhidden: flag(o.showHidden), numericUid: flag(o.numericUid), recursive: flag(o.recursive), followLinks: flag(o.dereference) };
-    const body = await this.v1.json(LsW, 'GET', '/utilities/ls', { machine, query, expect: [200], call: o });
+    const body = await listingSettled(() => this.v1.json(LsW, 'GET', '/utilities/ls', { machine, query, expect: [200], call: o }), path, o.signal);
     // Same entry as v2 under other field names: one translation for both.
     const entries = body.output.map((f) =>
       toFileEntry({ name: f.name, type: f.type, linkTarget: f.link_target || null, user: f.user, group: f.group, permissions: f.permissions, lastModified: f.last_modified, size: f.size }),

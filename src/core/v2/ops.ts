@@ -1,10 +1,9 @@
 /** v2 filesystem "ops" routes (§3.4): synchronous commands over SSH. */
 import type { CallOptions, HeadTailOptions, ListOptions } from '../api';
-import { CancelledError, FirecrestError } from '../errors';
 import type { ApiHttp, QueryValue } from '../http/apiHttp';
-import { sleep } from '../http/sleep';
 import type { Checksum, CompressionType, FileContent, FileEntry, FileStat } from '../model';
 import { screenEntries } from '../entryNames';
+import { listingSettled } from '../vanishedEntries';
 import { parseLsEntries } from './lsEntries';
 import { multipartFile } from './multipart';
 import { parseBody } from './parse';
@@ -12,18 +11,6 @@ import { toFileEntry } from './translate';
 import { ChecksumW, ContentW, FileOutW, StatW, ViewW } from './wire';
 
 const OPS = '/filesystem/{system}/ops';
-
-/**
- * `ls` fails as a whole when an entry disappears between reading the folder and looking at that
- * entry ("cannot access '<child>'", e.g. a transfer job's log removed meanwhile); a second look
- * lists the folder without it. Only when every path named is below the folder asked for.
- */
-function vanishedWhileListed(e: unknown, dir: string): boolean {
-  if (!(e instanceof FirecrestError) || e instanceof CancelledError) return false;
-  const named = [...e.message.matchAll(/cannot access '([^']+)'/g)].map((m) => m[1]);
-  const base = dir.replace(/\/+$/, '');
-  return named.length > 0 && named.every((p) => p.startsWith(`${base}/`));
-}
 
 /** The ops router of one connection. */
 export class OpsRoutes {
@@ -38,16 +25,10 @@ export class OpsRoutes {
   /** Query parameters always sent, defaults included, like the official client. */
   async list(system: string, path: string, o: ListOptions = {}): Promise<FileEntry[]> {
     const q = { path, showHidden: !!o.showHidden, recursive: !!o.recursive, numericUid: !!o.numericUid, dereference: !!o.dereference };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const { res, label } = await this.get(system, 'ls', q, o);
-        return screenEntries(parseLsEntries(res, label), path, `${label} ${path}`, !!o.recursive, (m) => this.http.logger.error(m));
-      } catch (e) {
-        if (attempt >= 4 || !vanishedWhileListed(e, path)) throw e;
-        // Whatever removes entries may go on a moment (a job cleaning up): let it settle a little.
-        await sleep(100 * attempt, o.signal);
-      }
-    }
+    return listingSettled(async () => {
+      const { res, label } = await this.get(system, 'ls', q, o);
+      return screenEntries(parseLsEntries(res, label), path, `${label} ${path}`, !!o.recursive, (m) => this.http.logger.error(m));
+    }, path, o.signal);
   }
 
   async stat(system: string, path: string, o: CallOptions & { dereference?: boolean } = {}): Promise<FileStat> {
