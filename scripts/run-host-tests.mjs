@@ -3,7 +3,7 @@
 // 4.100.3 + headless Chromium. Builds the extension and the suite, starts the local gateway (or
 // uses the deployment named by FIRECREST_URL), runs the suite once, prints mocha's output and exits
 // with its result. Everything started is stopped in `finally`, on SIGINT/SIGTERM and on timeout.
-// Options: --grep <text> (mocha grep), --timeout <s> (whole run, default 600), --verbose,
+// Options: --grep <text> (mocha grep), --timeout <s> (whole run, default 1800: a guard against a hung workbench, not a budget; a loaded machine takes 600 s and more), --verbose,
 // --api v1|v2 (the API generation the suites connect with; default FIRECREST_API_VERSION, else v2:
 // against the local gateway v1 means its `/v1` base URL), --files <a,b> (only the test files whose
 // name contains one of these, e.g. `fs,jobs`), --compat upstream (the gateway in its upstream compat mode).
@@ -15,7 +15,7 @@ import { envFor, startGateway } from './with-gateway.mjs';
 const argv = process.argv.slice(2);
 const opt = (name) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
 const verbose = argv.includes('--verbose');
-const overallMs = Number(opt('--timeout') ?? 600) * 1000;
+const overallMs = Number(opt('--timeout') ?? 1800) * 1000;
 process.chdir(repoRoot);
 
 const cleanups = [];
