@@ -83,7 +83,10 @@ describe('Job Accounting panel', function () {
     await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
   });
 
-  it('opens for a system; the real webview says ready, runs its first query and draws the rows', async () => {
+  it('opens for a system; the real webview says ready, runs its first query and draws the rows', async function () {
+    // The first query reads the day's accounting: on API v1, with a busy test user's history and
+    // two runs on the machine, that took more than a minute (CI37).
+    this.timeout(300_000);
     await vscode.commands.executeCommand('firecrest.jobAccounting', { profile: PROFILE, system: t.system });
     panel = await waitFor('the accounting panel', async () => await vscode.commands.executeCommand<AccountingPanel | undefined>('firecrest.test.accountingPanel'));
     assert.equal(panel.panel.viewType, 'firecrest.accounting');
@@ -92,7 +95,7 @@ describe('Job Accounting panel', function () {
     const ext = vscode.extensions.getExtension('firecrest-community.firecrest-vscode')!.extensionUri.path;
     assert.deepEqual(opts.localResourceRoots?.map((u) => u.path).sort(), [`${ext}/dist`, `${ext}/media/webviews`], 'only the bundle and our stylesheets');
     // The webview's own query (its request id) and its answer, then the webview reports the table.
-    const rendered = await nextReceived(panel, (m): m is Extract<AccountingToHost, { type: 'rendered' }> => m.type === 'rendered');
+    const rendered = await nextReceived(panel, (m): m is Extract<AccountingToHost, { type: 'rendered' }> => m.type === 'rendered', 280_000);
     assert.ok(panel.isReady, 'ready handshake done');
     assert.ok(rendered.rows >= 2, `the webview drew ${rendered.rows} rows`);
     firstRendered = rendered;
