@@ -14,15 +14,24 @@ function vanishedWhileListed(e: unknown, dir: string): boolean {
   return named.length > 0 && named.every((p) => p.startsWith(`${base}/`));
 }
 
-/** `list()` of folder `dir`, looked at again (up to 4 times in all) while entries vanish under it. */
-export async function listingSettled<T>(list: () => Promise<T>, dir: string, signal?: AbortSignal): Promise<T> {
+/** How long a listing is looked at again while entries keep vanishing under it. */
+const SETTLE_MS = 15_000;
+
+/**
+ * `list()` of folder `dir`, looked at again while entries vanish under it: after 0.1, 0.2, 0.4,
+ * 0.8, then every 1 s, for up to 15 s. On a loaded server one `ls` of a big folder can take longer
+ * than a job needs to remove the next file (CI40: four looks in 0.6 s all failed), so the budget
+ * is time, not a count.
+ */
+export async function listingSettled<T>(list: () => Promise<T>, dir: string, signal?: AbortSignal, now: () => number = Date.now): Promise<T> {
+  const started = now();
   for (let attempt = 1; ; attempt++) {
     try {
       return await list();
     } catch (e) {
-      if (attempt >= 4 || !vanishedWhileListed(e, dir)) throw e;
+      if (!vanishedWhileListed(e, dir) || now() - started > SETTLE_MS) throw e;
       // Whatever removes entries may go on a moment (a job cleaning up): let it settle a little.
-      await sleep(100 * attempt, signal);
+      await sleep(Math.min(1000, 100 * 2 ** (attempt - 1)), signal);
     }
   }
 }
