@@ -73,9 +73,11 @@ describe('Search on Cluster', () => {
 
   it('a new search cancels the running one; its job is cancelled and leaves no file', async function () {
     if (gatewayOnly()) this.skip();
-    // The first search's first read of its output (v2 view, v1 download) waits 20 s at the
-    // gateway, so that it is still running, whatever the scheduler's pace, when the second starts.
-    await setFault(t.gateway, { latency: { next: 1, ms: 20_000, minMs: 20_000, match: '^GET .*/(ops/view|utilities/download)' } });
+    // The first search's first read of its output (v2 view, v1 download) is held at the gateway
+    // until the second search cancels it (2 minutes at most), so that it is still running,
+    // whatever the scheduler's pace, when the second starts (CI40: finding the first job took
+    // longer than a 20 s hold on a machine running two CIs).
+    await setFault(t.gateway, { latency: { next: 1, ms: 120_000, minMs: 120_000, match: '^GET .*/(ops/view|utilities/download)' } });
     let firstJob = '';
     let firstScript = '';
     const before = new Set((await client.jobs(t.system)).map((j) => j.id));
