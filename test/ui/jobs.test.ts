@@ -125,7 +125,8 @@ describe('Jobs view (UI)', () => {
     const e = process.env;
     if (!e.FIRECREST_URL || !e.FIRECREST_CLIENT_SECRET || !e.FIRECREST_SYSTEM) return this.skip();
     const system = e.FIRECREST_SYSTEM;
-    client ??= await createClient({ profile: { name: 'ui-jobs', url: e.FIRECREST_URL, apiVersion: 'v2', tokenUrl: e.FIRECREST_TOKEN_URL, clientId: e.FIRECREST_CLIENT_ID }, clientSecret: e.FIRECREST_CLIENT_SECRET });
+    // A full job listing of a busy test user took more than 30 s with three CIs on the machine (CI40).
+    client ??= await createClient({ profile: { name: 'ui-jobs', url: e.FIRECREST_URL, apiVersion: 'v2', tokenUrl: e.FIRECREST_TOKEN_URL, clientId: e.FIRECREST_CLIENT_ID }, clientSecret: e.FIRECREST_CLIENT_SECRET, requestTimeoutMs: 180_000 });
     const home = `/home/${(await client.userInfo(system)).user.name}`;
     // 20 tasks, 2 at a time: 0-1 end at once, 2-3 run on, the rest wait their turn.
     const script = '#!/bin/bash\n#SBATCH --array=0-19%2\n#SBATCH --time=00:05:00\n#SBATCH --output=/dev/null\nif [ "$SLURM_ARRAY_TASK_ID" -ge 2 ]; then sleep 240; fi\n';
