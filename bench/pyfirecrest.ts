@@ -19,14 +19,14 @@
  * (4), BENCH_PART_MIB (unset: the gateway's default part size, as a user meets it).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createClient } from '../src/core/index';
 import { target } from '../test/support/target';
 import { atLeast, emitJson, type Figure } from './report.cjs';
+import { median, selfCpu, writeRandom } from './util';
 
 const t = target();
 const MiB = 1024 * 1024;
@@ -88,23 +88,6 @@ async function startPython(src: string, work: string): Promise<{ call(cmd: objec
     stop: () => { child.stdin.end(); },
   };
 }
-
-async function writeRandom(path: string, size: number): Promise<void> {
-  const out = createWriteStream(path);
-  for (let at = 0; at < size; at += 8 * MiB) {
-    if (!out.write(randomBytes(Math.min(8 * MiB, size - at)))) await new Promise<void>((r) => out.once('drain', () => r()));
-  }
-  await new Promise<void>((r, j) => out.end((e?: Error | null) => (e ? j(e) : r())));
-}
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const selfCpu = (): number => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
 
 async function main(): Promise<void> {
   const src = process.env.PYFIRECREST_SRC;

@@ -68,16 +68,17 @@ export class FirecrestFileSystemProvider implements vscode.FileSystemProvider, v
   }
 
   stat(uri: vscode.Uri): vscode.FileStat | Promise<vscode.FileStat> {
-    // A child of the folder just listed is answered at once (VS Code stats each of them).
-    let u: FirecrestUri | undefined;
+    let known: RemoteEntry | Promise<RemoteEntry>;
     try {
-      u = FirecrestUri.parse(uri);
-    } catch {
-      // Reported by the path below, with the others.
+      known = this.core.stat(FirecrestUri.parse(uri));
+    } catch (e) {
+      // A URI that is not ours: reported (mapped and logged) like any failed stat.
+      const failure = e instanceof Error ? e : new Error(String(e));
+      return this.run('stat', uri, () => Promise.reject(failure));
     }
-    const known = u ? this.core.stat(u) : undefined;
-    if (known && !(known instanceof Promise)) return fileStat(known);
-    return this.run('stat', uri, async () => fileStat(await (known ?? this.core.stat(FirecrestUri.parse(uri)))));
+    // A child of the folder just listed is answered at once (VS Code stats each of them).
+    if (!(known instanceof Promise)) return fileStat(known);
+    return this.run('stat', uri, async () => fileStat(await known));
   }
 
   readDirectory(uri: vscode.Uri): Promise<[string, vscode.FileType][]> {

@@ -163,7 +163,7 @@ export class HashingFileSink extends Writable {
     private readonly file: FileHandle,
     private readonly start: number,
     private readonly session: Md5Session,
-    private readonly limit: { bytes: number; refuse(size: number): Error } = { bytes: Number.POSITIVE_INFINITY, refuse: () => new Error('too large') },
+    private readonly limit: { bytes: number; refuse(size: number): Error },
   ) {
     super({ highWaterMark: 1 << 20 });
     this.position = start;

@@ -254,10 +254,10 @@ export class MultipartUploads {
 
   /** Whether `parts` are all the parts of the declared size, 1 to n in order, each of its full length. */
   private isWhole(meta: UploadMeta, parts: CompletedPart[], records: PartRecord[]): boolean {
-    if (meta.size === undefined || meta.partSize === undefined) return false;
-    const count = Math.max(1, Math.ceil(meta.size / meta.partSize));
-    if (parts.length !== count) return false;
-    return parts.every((p, i) => p.partNumber === i + 1 && records[i].size === Math.min(meta.partSize ?? 0, (meta.size ?? 0) - i * (meta.partSize ?? 0)));
+    const { size, partSize } = meta;
+    if (size === undefined || partSize === undefined) return false;
+    if (parts.length !== Math.max(1, Math.ceil(size / partSize))) return false;
+    return parts.every((p, i) => p.partNumber === i + 1 && records[i].size === Math.min(partSize, size - i * partSize));
   }
 
   /** AbortMultipartUpload: drops the parts. */

@@ -98,11 +98,14 @@ export class FileTransfers implements StagedTransfers {
     return reportVerified({ ...r, verified: true }, o);
   }
 
-  /** The server's SHA-256, or why there is none (verification off, or the checksum command timed out). */
-  private async remoteSha(system: string, remotePath: string, o: StagedTransferOptions): Promise<{ sha?: string; note?: string }> {
+  /**
+   * The server's SHA-256, or why there is none (verification off, or the checksum command timed
+   * out). `asked`: the answer to a request already sent (a download asks as it starts).
+   */
+  private async remoteSha(system: string, remotePath: string, o: StagedTransferOptions, asked?: Promise<{ sha?: string; note?: string }>): Promise<{ sha?: string; note?: string }> {
     if (o.verify === false) return { note: 'verification turned off' };
     o.onProgress?.({ phase: 'verifying', message: 'Comparing SHA-256 with the server' });
-    return this.askSha(system, remotePath, o);
+    return asked ?? this.askSha(system, remotePath, o);
   }
 
   private async askSha(system: string, remotePath: string, o: StagedTransferOptions): Promise<{ sha?: string; note?: string }> {
@@ -130,12 +133,7 @@ export class FileTransfers implements StagedTransfers {
     let placed = false;
     try {
       const got = await fill(temp);
-      let remote: { sha?: string; note?: string };
-      if (early === undefined) remote = await this.remoteSha(system, remotePath, o);
-      else {
-        o.onProgress?.({ phase: 'verifying', message: 'Comparing SHA-256 with the server' });
-        remote = await early;
-      }
+      const remote = await this.remoteSha(system, remotePath, o, early);
       if (remote.sha !== undefined && remote.sha !== got.sha256) {
         throw new ChecksumMismatchError(`Download of ${system}:${remotePath} arrived corrupted: local SHA-256 ${got.sha256}, server SHA-256 ${remote.sha}. ${localPath} was left untouched.`, got.sha256, remote.sha);
       }
