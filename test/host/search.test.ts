@@ -80,6 +80,7 @@ describe('Search on Cluster', () => {
     await setFault(t.gateway, { latency: { next: 1, ms: 120_000, minMs: 120_000, match: '^GET .*/(ops/view|utilities/download)' } });
     let firstJob = '';
     let firstScript = '';
+    let firstLogs: (string | undefined)[] = [];
     const before = new Set((await client.jobs(t.system)).map((j) => j.id));
     const first = vscode.commands.executeCommand<{ jobId: string } | undefined>('firecrest.searchOnCluster', { folder: vscodeUri(base).toString(), query: { pattern: 'first' } });
     // Wait until the first search's job exists, then start the second. Another run on the same
@@ -95,6 +96,7 @@ describe('Search on Cluster', () => {
         }
         firstJob = j.id;
         firstScript = script ?? '';
+        firstLogs = [j.stdoutPath, j.stderrPath];
         break;
       }
       if (!firstJob) await new Promise((r) => setTimeout(r, 100));
@@ -111,9 +113,13 @@ describe('Search on Cluster', () => {
     assert.ok(job.isFinal, job.state);
     const user = (await client.userInfo(t.system)).user.name;
     const scratch = await client.list(t.system, `/home/${user}/.firecrest-vscode/search`, { showHidden: true }).catch(() => []);
-    // The first search's files (named in its script where the API returns it; else every search file).
-    const own = [...firstScript.matchAll(/\.f7t-search-[0-9a-f]+\.(out|err)/g)].map((m) => m[0]);
-    const left = scratch.map((e) => e.name).filter((n) => (own.length ? own.includes(n) : n.startsWith('.f7t-search-')));
+    // The first search's files: named in its script where the API returns it, else by the job's
+    // output paths (other runs on this machine may be searching as the same user right now).
+    const own = firstScript
+      ? [...firstScript.matchAll(/\.f7t-search-[0-9a-f]+\.(out|err)/g)].map((m) => m[0])
+      : firstLogs.filter((p): p is string => !!p).map((p) => p.slice(p.lastIndexOf('/') + 1));
+    assert.ok(own.length > 0, `the first search's files are known (${firstLogs.join(', ')})`);
+    const left = scratch.map((e) => e.name).filter((n) => own.includes(n));
     assert.deepEqual(left, [], 'no file of the cancelled search left in the scratch folder');
   });
 

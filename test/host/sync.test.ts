@@ -53,6 +53,7 @@ describe('Sync and submit a local project', function () {
     if (workspace) await vscode.workspace.getConfiguration('firecrest', workspace.uri).update('sync.mappings', undefined, vscode.ConfigurationTarget.WorkspaceFolder);
     await client?.remove(t.system, remoteDir).catch(() => undefined);
     rmSync(project, { recursive: true, force: true });
+    await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
   });
 
   it('maps the folder, syncs and submits its script there, and fetches what the job wrote', async function () {
