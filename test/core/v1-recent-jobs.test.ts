@@ -123,6 +123,9 @@ void describe('v1 job listing: finished jobs of the look-back window', { skip: t
         seen = (await b.jobs(S, { timeWindow: '7d' })).find((j) => j.id === second.id);
         if (!seen) await new Promise((r) => setTimeout(r, 1000));
       }
+      // Pushed out of the newest 100 by other suites of the same user (CI46: 313 newer jobs while
+      // two runs shared the machine): nothing left to judge.
+      if (!seen && await listedOrPushedOut([], second)) return;
       assert.ok(seen, `job ${second.id} is listed once the window grew`);
       assert.equal(seen.exitCode, 0);
       assert.equal(seen.stateClass, 'completed', seen.state);
