@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { asJobRef, type JobRef } from '../../common/jobRef';
 import type { ExtensionServices } from '../../common/services';
+import type { FirecrestApi } from '../../core/api';
 import type { Job } from '../../core/model';
 
 export async function pickProfile(services: ExtensionServices, given?: string): Promise<string | undefined> {
@@ -40,16 +41,53 @@ export async function resolveJob(services: ExtensionServices, arg: unknown, opts
   const system = await pickSystem(services, profile);
   if (!system) return undefined;
   const client = await services.connections.client(profile);
-  const jobs = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Listing jobs…' }, () => client.jobs(system));
-  const candidates = opts.activeOnly ? jobs.filter((j) => !j.isFinal) : jobs;
-  if (candidates.length === 0) {
-    void vscode.window.showInformationMessage(opts.activeOnly ? `No active jobs on ${system}.` : `No jobs on ${system}.`);
-    return undefined;
-  }
-  const order = (j: Job) => (j.isFinal ? 2 : j.stateClass === 'running' ? 0 : 1);
-  const pick = await vscode.window.showQuickPick(
-    [...candidates].sort((a, b) => order(a) - order(b) || Number(b.id) - Number(a.id)).map((job) => ({ label: `${job.id} ${job.name}`, description: job.state, job })),
-    { placeHolder: opts.placeHolder ?? 'Which job?', matchOnDescription: true },
-  );
-  return pick ? { profile, system, jobId: pick.job.id, job: pick.job } : undefined;
+  const job = await pickJobFromListing(client, system, opts);
+  return job ? { profile, system, jobId: job.id, job } : undefined;
+}
+
+type JobItem = vscode.QuickPickItem & { job: Job };
+
+/**
+ * The pick opens at once, busy while the jobs are listed (a big accounting history can take a
+ * while on a loaded cluster); typing to filter works meanwhile. Closing it stops the listing.
+ */
+function pickJobFromListing(client: FirecrestApi, system: string, opts: { activeOnly?: boolean; placeHolder?: string }): Promise<Job | undefined> {
+  const qp = vscode.window.createQuickPick<JobItem>();
+  qp.placeholder = `Listing the jobs on ${system}…`;
+  qp.busy = true;
+  qp.matchOnDescription = true;
+  const listing = new AbortController();
+  return new Promise<Job | undefined>((resolve, reject) => {
+    let settled = false;
+    const finish = (job: Job | undefined, error?: Error) => {
+      if (settled) return;
+      settled = true;
+      listing.abort();
+      qp.dispose();
+      if (error) reject(error);
+      else resolve(job);
+    };
+    qp.onDidAccept(() => {
+      const item = qp.selectedItems[0] ?? qp.activeItems[0];
+      if (item) finish(item.job);
+    });
+    qp.onDidHide(() => finish(undefined));
+    qp.show();
+    client.jobs(system, { signal: listing.signal }).then(
+      (jobs) => {
+        if (settled) return;
+        const candidates = opts.activeOnly ? jobs.filter((j) => !j.isFinal) : jobs;
+        if (candidates.length === 0) {
+          finish(undefined);
+          void vscode.window.showInformationMessage(opts.activeOnly ? `No active jobs on ${system}.` : `No jobs on ${system}.`);
+          return;
+        }
+        const order = (j: Job) => (j.isFinal ? 2 : j.stateClass === 'running' ? 0 : 1);
+        qp.items = [...candidates].sort((a, b) => order(a) - order(b) || Number(b.id) - Number(a.id)).map((j) => ({ label: `${j.id} ${j.name}`, description: j.state, job: j }));
+        qp.placeholder = opts.placeHolder ?? 'Which job?';
+        qp.busy = false;
+      },
+      (e: unknown) => finish(undefined, e instanceof Error ? e : new Error(`Could not list the jobs: ${JSON.stringify(e)}`)),
+    );
+  });
 }

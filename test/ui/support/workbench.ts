@@ -56,21 +56,31 @@ export function statusBarItem(page: Page): Locator {
   return page.locator('.statusbar-item').filter({ hasText: 'FirecREST' }).first();
 }
 
-/** Runs a command from the palette by its title, e.g. `FirecREST: Show Log`. */
-export async function runCommand(page: Page, title: string): Promise<void> {
-  // Keys typed while a webview (the accounting panel) has the focus go to its frame, which passes
-  // them on to the workbench only as it pleases: F1 can get lost (CI28). The workbench's own
-  // document takes them.
-  await page.evaluate('document.activeElement && document.activeElement.blur && document.activeElement.blur()');
-  await page.keyboard.press('Escape');
-  // F1, not the title bar's command center: that opens Quick Open in file mode first, which
-  // caches the workspace's file list, and a file written later is then missing from Ctrl+P.
-  await page.keyboard.press('F1');
+/**
+ * Runs a command from the palette by its title, e.g. `FirecREST: Show Log`. The palette reads the
+ * commands' `when` clauses as it opens: a command whose context key is set a moment later (a
+ * connection that has just connected, on a loaded machine) shows only in a palette opened after
+ * that. So the palette is opened again until the command is offered, up to `timeoutMs`.
+ */
+export async function runCommand(page: Page, title: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
-  await input.fill(`>${title}`);
   const row = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: title }).first();
-  await row.waitFor({ timeout: 10_000 });
+  for (;;) {
+    // Keys typed while a webview (the accounting panel) has the focus go to its frame, which passes
+    // them on to the workbench only as it pleases: F1 can get lost (CI28). The workbench's own
+    // document takes them.
+    await page.evaluate('document.activeElement && document.activeElement.blur && document.activeElement.blur()');
+    await page.keyboard.press('Escape');
+    // F1, not the title bar's command center: that opens Quick Open in file mode first, which
+    // caches the workspace's file list, and a file written later is then missing from Ctrl+P.
+    await page.keyboard.press('F1');
+    await input.waitFor();
+    await input.fill(`>${title}`);
+    const offered = await row.waitFor({ timeout: 5_000 }).then(() => true, () => false);
+    if (offered) break;
+    if (Date.now() > deadline) throw new Error(`the command palette did not offer "${title}" within ${timeoutMs / 1000} s`);
+  }
   await page.keyboard.press('Enter');
 }
 
