@@ -5,7 +5,8 @@
  */
 import * as assert from 'node:assert/strict';
 import type { FrameLocator, Page } from 'playwright-core';
-import { createClient } from '../../src/core/createClient';
+import { target } from '../support/target';
+import { remoteHome, testClient } from './support/client';
 import { openWorkbench, runCommand, screenshot } from './support/workbench';
 
 /** The document inside the (one) webview: VS Code nests the page in a second iframe. */
@@ -31,14 +32,10 @@ async function setTheme(page: Page, theme: 'Default Dark Modern' | 'Default Ligh
 
 /** Some history for the charts: jobs on two partitions, successes, failures and a cancellation. */
 async function submitHistory(): Promise<void> {
-  const system = process.env.FIRECREST_SYSTEM;
-  if (!process.env.FIRECREST_URL || !process.env.FIRECREST_CLIENT_SECRET || !system) return;
-  const client = await createClient({
-    profile: { name: 'ui-accounting', url: process.env.FIRECREST_URL, apiVersion: 'v2', tokenUrl: process.env.FIRECREST_TOKEN_URL, clientId: process.env.FIRECREST_CLIENT_ID },
-    clientSecret: process.env.FIRECREST_CLIENT_SECRET,
-  });
+  const system = target().system;
+  const client = await testClient('ui-accounting');
   try {
-    const home = `/home/${(await client.userInfo(system)).user.name}`;
+    const home = await remoteHome(client, system);
     const plan: [string, string, number, number][] = [
       ['prepare-input', 'debug', 1, 0], ['simulate-a', 'long', 3, 0], ['simulate-b', 'long', 2, 0], ['analyse', 'debug', 1, 0],
       ['bad-config', 'debug', 0, 3], ['plot', 'debug', 1, 0], ['oom-like', 'long', 1, 137],

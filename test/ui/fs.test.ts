@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import { randomUUID } from 'node:crypto';
-import { createClient } from '../../src/core/index';
+import { remoteHome, testClient } from './support/client';
 import { admin, adminAvailable, requestsMatching } from './support/gateway';
 import { openWorkbench, runCommand, screenshot } from './support/workbench';
 
@@ -92,11 +92,9 @@ async function oneErrorPerFailure(win: Page, file: Locator): Promise<void> {
  * looks for a word no other file holds. Removed again by the returned function.
  */
 async function searchTarget(): Promise<{ name: string; word: string; remove(): Promise<void> }> {
-  const e = process.env;
-  if (!e.FIRECREST_URL || !e.FIRECREST_CLIENT_SECRET) throw new Error('the UI suite runs with FIRECREST_URL and FIRECREST_CLIENT_SECRET set');
-  const client = await createClient({ profile: { name: 'ui-fs', url: e.FIRECREST_URL, apiVersion: 'v2', tokenUrl: e.FIRECREST_TOKEN_URL, clientId: e.FIRECREST_CLIENT_ID }, clientSecret: e.FIRECREST_CLIENT_SECRET });
+  const client = await testClient('ui-fs');
   const tag = randomUUID().slice(0, 8);
-  const home = `/home/${(await client.userInfo(SYSTEM)).user.name}`;
+  const home = await remoteHome(client, SYSTEM);
   const name = `ui-fs-search-${tag}.txt`;
   const word = `needle${tag}`;
   await client.uploadSmall(SYSTEM, home, name, new TextEncoder().encode(`Found by Search on Cluster: ${word}\n`));

@@ -6,8 +6,10 @@
  * one parent with its tasks' counts, expanded to its tasks. Screenshots in test-results/.
  */
 import * as assert from 'node:assert/strict';
-import { createClient, type FirecrestClient } from '../../src/core/index';
+import type { FirecrestClient } from '../../src/core/index';
+import { target } from '../support/target';
 import { until } from '../support/until';
+import { remoteHome, testClient } from './support/client';
 import { openViewContainer, openWorkbench, runCommand, screenshot, view } from './support/workbench';
 
 /** The workbench with the Jobs view given the side bar (the tree renders only the rows in view), refreshed. */
@@ -23,22 +25,27 @@ async function jobsView() {
 }
 
 describe('Jobs view (UI)', () => {
-  let client: FirecrestClient | undefined;
+  let client: FirecrestClient;
+  let system = '';
+  let home = '';
   let running: string | undefined;
   let array: string | undefined;
 
+  before(async function () {
+    this.timeout(120_000);
+    system = target().system;
+    // A full job listing of a busy test user took more than 30 s with three CIs on the machine (CI40).
+    client = await testClient('ui-jobs', { requestTimeoutMs: 180_000 });
+    home = await remoteHome(client, system);
+  });
+
   after(async () => {
-    for (const id of [running, array]) if (client && id) await client.cancelJob(process.env.FIRECREST_SYSTEM!, id).catch(() => undefined);
+    for (const id of [running, array]) if (id) await client.cancelJob(system, id).catch(() => undefined);
     await client?.dispose();
   });
 
   it('shows a running and a finished job, grouped by state', async function () {
     this.timeout(480_000);
-    const e = process.env;
-    if (!e.FIRECREST_URL || !e.FIRECREST_CLIENT_SECRET || !e.FIRECREST_SYSTEM) return this.skip();
-    const system = e.FIRECREST_SYSTEM;
-    client = await createClient({ profile: { name: 'ui-jobs', url: e.FIRECREST_URL, apiVersion: 'v2', tokenUrl: e.FIRECREST_TOKEN_URL, clientId: e.FIRECREST_CLIENT_ID }, clientSecret: e.FIRECREST_CLIENT_SECRET });
-    const home = `/home/${(await client.userInfo(system)).user.name}`;
     const done = await client.submitJob(system, { script: '#!/bin/bash\necho hello from the UI test\nfor i in 1 2 3; do echo "step $i loss=0.$i"; done\necho "Traceback (most recent call last):"\necho "  File train.py, line 3"\necho "ValueError: loss is NaN"\n', workingDirectory: home, name: 'ui-finished', partition: 'debug' });
     await client.waitForJob(system, done, { overallTimeoutMs: 60_000 });
     // Slurm's accounting records the exit code a moment after the job is COMPLETED.
@@ -123,12 +130,6 @@ describe('Jobs view (UI)', () => {
 
   it('shows an array as one parent with its tasks\' counts, expanding to its tasks', async function () {
     this.timeout(300_000);
-    const e = process.env;
-    if (!e.FIRECREST_URL || !e.FIRECREST_CLIENT_SECRET || !e.FIRECREST_SYSTEM) return this.skip();
-    const system = e.FIRECREST_SYSTEM;
-    // A full job listing of a busy test user took more than 30 s with three CIs on the machine (CI40).
-    client ??= await createClient({ profile: { name: 'ui-jobs', url: e.FIRECREST_URL, apiVersion: 'v2', tokenUrl: e.FIRECREST_TOKEN_URL, clientId: e.FIRECREST_CLIENT_ID }, clientSecret: e.FIRECREST_CLIENT_SECRET, requestTimeoutMs: 180_000 });
-    const home = `/home/${(await client.userInfo(system)).user.name}`;
     // 20 tasks, 2 at a time: 0-1 end at once, 2-3 run on, the rest wait their turn.
     const script = '#!/bin/bash\n#SBATCH --array=0-19%2\n#SBATCH --time=00:05:00\n#SBATCH --output=/dev/null\nif [ "$SLURM_ARRAY_TASK_ID" -ge 2 ]; then sleep 240; fi\n';
     array = await client.submitJob(system, { script, workingDirectory: home, name: 'ui-array', partition: 'debug' });

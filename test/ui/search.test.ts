@@ -4,7 +4,8 @@
  * match. Screenshot in test-results/search-results.png.
  */
 import * as assert from 'node:assert/strict';
-import { createClient } from '../../src/core/index';
+import { target } from '../support/target';
+import { testClient } from './support/client';
 import { openViewContainer, openWorkbench, runCommand, screenshot, view } from './support/workbench';
 
 describe('Search on Cluster (UI)', () => {
@@ -16,10 +17,8 @@ describe('Search on Cluster (UI)', () => {
 
   it('searches the home folder and shows the results, highlighted; a click opens the line', async function () {
     this.timeout(180_000);
-    const e = process.env;
-    if (!e.FIRECREST_URL || !e.FIRECREST_CLIENT_SECRET || !e.FIRECREST_SYSTEM) return this.skip();
-    const system = e.FIRECREST_SYSTEM;
-    const client = await createClient({ profile: { name: 'ui-search', url: e.FIRECREST_URL, apiVersion: 'v2', tokenUrl: e.FIRECREST_TOKEN_URL, clientId: e.FIRECREST_CLIENT_ID }, clientSecret: e.FIRECREST_CLIENT_SECRET });
+    const system = target().system;
+    const client = await testClient('ui-search');
     const user = (await client.userInfo(system)).user.name;
     await client.dispose();
 

@@ -11,8 +11,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
-import { createClient } from '../../src/core/createClient';
 import { gatewayOnly, target } from '../support/target';
+import { remoteHome, testClient } from './support/client';
 import { admin } from './support/gateway';
 import { openWorkbench, runCommand, screenshot } from './support/workbench';
 
@@ -46,12 +46,9 @@ describe('Transfer Centre (UI)', () => {
 
   before(async function () {
     this.timeout(120_000);
-    const client = await createClient({
-      profile: { name: 'ui-transfers', url: t.url, apiVersion: 'v2', tokenUrl: t.tokenUrl, clientId: t.clientId },
-      clientSecret: t.clientSecret,
-    });
+    const client = await testClient('ui-transfers');
     try {
-      home = `/home/${(await client.userInfo(t.system)).user.name}`;
+      home = await remoteHome(client, t.system);
     } finally {
       await client.dispose();
     }
@@ -64,10 +61,7 @@ describe('Transfer Centre (UI)', () => {
   });
 
   after(async () => {
-    const client = await createClient({
-      profile: { name: 'ui-transfers', url: t.url, apiVersion: 'v2', tokenUrl: t.tokenUrl, clientId: t.clientId },
-      clientSecret: t.clientSecret,
-    });
+    const client = await testClient('ui-transfers');
     for (const name of [`centre-dark-${tag}.bin`, `centre-light-${tag}.bin`]) await client.remove(t.system, `${home}/${name}`).catch(() => undefined);
     await client.dispose();
     if (!gatewayOnly()) {
