@@ -3,6 +3,7 @@
  * (oidc-provider under /idp) over real HTTP. The login form is filled by the test's HTTP client.
  */
 import assert from 'node:assert/strict';
+import diagnostics from 'node:diagnostics_channel';
 import { after, before, describe, it } from 'node:test';
 import { OidcClient, type OidcTokens } from '../../src/core/auth/oidc';
 import { OidcTokenSource } from '../../src/core/auth/oidcTokenSource';
@@ -77,6 +78,29 @@ void describe('OpenID Connect sign-in', { skip }, () => {
     }
     assertNoSecrets(log.lines, [tokens.accessToken, tokens.refreshToken, alice.password]);
     assert.ok(log.lines.some((l) => /Sign-in: the browser came back/.test(l)), 'the flow\'s steps are logged');
+  });
+
+  void it('a client disposed after a refresh leaves no connection open, the identity provider\'s included', async () => {
+    const tokens = await signIn(client, new IdpBrowser(person()));
+    // Every socket opened from here on (the API's and the identity provider's) belongs to this client.
+    const sockets: { destroyed: boolean; remotePort?: number }[] = [];
+    const connected = (m: unknown) => { sockets.push((m as { socket: { destroyed: boolean; remotePort?: number } }).socket); };
+    diagnostics.subscribe('undici:client:connected', connected);
+    const api = await createClient({
+      profile: { name: 'oidc-dispose', url: t.url, apiVersion: t.apiVersion, auth: 'oidc', issuer: g?.issuer, clientId: g?.publicClientId },
+      // No access token yet: the first request discovers the identity provider and refreshes.
+      oidcSession: { refreshToken: () => tokens.refreshToken, onRefreshToken: () => undefined },
+      logger: log,
+    });
+    try {
+      assert.equal((await api.userInfo(t.system)).user.name, person().user);
+    } finally {
+      await api.dispose();
+      diagnostics.unsubscribe('undici:client:connected', connected);
+    }
+    assert.ok(sockets.length >= 2, `the API and the identity provider were reached (${sockets.length} socket(s))`);
+    assert.deepEqual(sockets.filter((s) => !s.destroyed).map((s) => s.remotePort), [], 'no socket outlives dispose');
+    await assert.rejects(api.userInfo(t.system), UnavailableError);
   });
 
   void it('a wrong state in the redirect is a SignInCheckError (state), and the browser is told', async () => {

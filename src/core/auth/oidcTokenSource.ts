@@ -4,7 +4,7 @@
  * its usable life is renewed in the background while requests go on with it; only a token too
  * close to FirecREST's minimum remaining lifetime makes a request wait.
  */
-import { SignInRequiredError } from '../errors';
+import { SignInRequiredError, UnavailableError } from '../errors';
 import type { Logger } from '../logger';
 import { silentLogger } from '../logger';
 import type { OidcClient, OidcTokens } from './oidc';
@@ -39,6 +39,9 @@ export class OidcTokenSource implements TokenSource {
   private current?: Current;
   private inFlight?: Promise<Current>;
   private ended?: SignInRequiredError;
+  /** The identity provider's client once a refresh asked for it: closed with the source. */
+  private opened?: Promise<OidcClient>;
+  private closed = false;
 
   constructor(
     private readonly client: () => Promise<OidcClient>,
@@ -51,6 +54,7 @@ export class OidcTokenSource implements TokenSource {
   }
 
   async token(opts: { rejected?: string; signal?: AbortSignal } = {}): Promise<string> {
+    if (this.closed) throw new UnavailableError('The client was disposed');
     if (this.ended) throw this.ended;
     const c = this.current;
     if (c && this.usable(c) && c.token !== opts.rejected) {
@@ -78,10 +82,19 @@ export class OidcTokenSource implements TokenSource {
     });
   }
 
+  /** Closes the identity provider's connections; a token asked for afterwards is an UnavailableError. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const opened = this.opened;
+    this.opened = undefined;
+    if (opened) await opened.then((c) => c.close(), () => undefined);
+  }
+
   private refresh(): Promise<Current> {
     if (!this.inFlight) {
       this.inFlight = (async () => {
-        const client = await this.client();
+        this.opened = this.client();
+        const client = await this.opened;
         const refreshToken = await this.session.refreshToken();
         let t: OidcTokens;
         try {

@@ -14,6 +14,8 @@ export interface TokenSource {
   token(opts?: { rejected?: string; signal?: AbortSignal }): Promise<string>;
   /** False for a static token: a 401 cannot be cured by asking again. */
   readonly canRefresh: boolean;
+  /** Ends the connections the source holds of its own (an identity provider's); called by the client's dispose. */
+  close?(): Promise<void>;
 }
 
 /** One fetched token; `expiresAt` in epoch ms, undefined when unknown. */
