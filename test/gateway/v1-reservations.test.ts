@@ -16,8 +16,11 @@ function at(hours: number): string {
 }
 
 const name = `v1_rsv_${randomUUID().slice(0, 8)}`;
+// Read once: a form built again a minute later would name another start (CI55 crossed 14:21 → 14:22).
+const start = at(24 * 20);
+const end = at(24 * 20 + 1);
 const form = (extra: Record<string, string> = {}): Record<string, string> => ({
-  reservation: name, account: 'proj', numberOfNodes: '1', starttime: at(24 * 20), endtime: at(24 * 20 + 1), ...extra,
+  reservation: name, account: 'proj', numberOfNodes: '1', starttime: start, endtime: end, ...extra,
 });
 
 void describe('v1 reservations', () => {
