@@ -18,6 +18,7 @@ import { SEARCH_POLL, searchOnCluster, type SearchMatch } from '../src/core/sear
 import { makeTree, treeArchive } from '../test/support/searchTree';
 import { target } from '../test/support/target';
 import { atMost, emitJson, jsonWanted } from './report.cjs';
+import { median } from './util';
 
 const t = target();
 const FILES = Number(process.env.BENCH_FILES ?? 10_000);
@@ -38,7 +39,6 @@ function dropCaches(): boolean {
     return false;
   }
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function floorJob(c: FirecrestClient, dir: string): Promise<number> {

@@ -20,10 +20,10 @@ import { previewSync, runSync, type ManifestStore, type SyncTarget } from '../sr
 import { makeProject } from '../test/support/syncProject';
 import { target } from '../test/support/target';
 import { atMost, emitJson, jsonWanted } from './report.cjs';
+import { median } from './util';
 
 const t = target();
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function memoryStore(): ManifestStore {
   let m: Manifest | undefined;

@@ -1,4 +1,4 @@
-/** Small helpers the transfer benches share. */
+/** Small helpers the benches share. */
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 
