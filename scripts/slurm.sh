@@ -76,6 +76,11 @@ show_logs() {
 
 cmd_install() {
   need_root
+  # One install at a time: two CI runs started together on a fresh machine wait for each other
+  # instead of failing on apt's lock (a foreign apt-get is waited for up to 10 minutes).
+  mkdir -p /run/lock
+  exec 8>/run/lock/firecrest-slurm-install.lock
+  flock 8
   local missing=() p
   for p in "${PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -83,8 +88,8 @@ cmd_install() {
   if [ ${#missing[@]} -eq 0 ]; then log "packages already installed"; return 0; fi
   log "installing: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
 }
 
 start_munge() {
