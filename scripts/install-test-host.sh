@@ -41,8 +41,8 @@ done
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   log "installing Debian packages: ${missing[*]} (details in $LOG)"
-  quiet $SUDO apt-get update -qq
-  quiet $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  quiet $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq
+  quiet $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 if [ -f "$ENTRY" ] && [ -f "$DIR/.complete" ]; then
