@@ -49,8 +49,13 @@ export async function findLostTransferJob(api: JobLookup, lost: LostSubmission, 
   const scripts = new Map<string, JobMetadata>();
   const sleeps = pollSleeps();
   for (const started = Date.now(); ; ) {
+    // v2 listings carry no submit time: a job that started before the request was sent is not
+    // ours either (an earlier transfer of the same paths would otherwise answer for a lost one).
     const candidates = (await api.jobs(lost.system, call))
-      .filter((j) => j.name === name && (j.submitTime === undefined || j.submitTime >= since))
+      .filter((j) => {
+        const at = j.submitTime ?? j.startTime;
+        return j.name === name && (at === undefined || at >= since);
+      })
       .sort((a, b) => (b.submitTime ?? 0) - (a.submitTime ?? 0) || Number(b.id) - Number(a.id));
     for (const job of candidates) {
       let meta = scripts.get(job.id);
