@@ -66,8 +66,9 @@ export async function createClient(options: ClientOptions, events: ClientEvents 
   });
   // Staging-area traffic has its own pools: other hosts, parallel parts, no FirecREST token.
   const s3 = new S3Http({ logger: options.logger ?? silentLogger, caFile: profile.caFile, insecureSkipTlsVerify: profile.insecureSkipTlsVerify, userAgent: options.userAgent });
+  let tokens: TokenSource | undefined;
   try {
-    const tokens = createTokenSource(options, transport, events);
+    tokens = createTokenSource(options, transport, events);
     const http = new ApiHttp(transport, tokens, {
       baseUrl: profile.url,
       requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
@@ -79,7 +80,7 @@ export async function createClient(options: ClientOptions, events: ClientEvents 
     const version = profile.apiVersion === 'auto' ? await detectApiVersion(http) : profile.apiVersion;
     return asClient(adapterFor(version, profile)(http, s3, options), profile, transport, http, s3, options, tokens);
   } catch (e) {
-    await Promise.all([transport.close(), s3.close()]);
+    await Promise.all([transport.close(), s3.close(), tokens?.close?.()]);
     throw e;
   }
 }
