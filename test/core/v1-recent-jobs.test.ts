@@ -129,8 +129,9 @@ void describe('v1 job listing: finished jobs of the look-back window', { skip: t
       assert.ok(seen, `job ${second.id} is listed once the window grew`);
       assert.equal(seen.exitCode, 0);
       assert.equal(seen.stateClass, 'completed', seen.state);
+      // Either may leave the newest 100 meanwhile (CI59: 333 newer jobs of the user in two minutes).
       const again = await b.jobs(S, { timeWindow: '7d' });
-      assert.ok(again.some((j) => j.id === second.id) && await listedOrPushedOut(again, first), 'kept fresh by id afterwards');
+      assert.ok(await listedOrPushedOut(again, second) && await listedOrPushedOut(again, first), 'kept fresh by id afterwards');
     } finally {
       await b.dispose();
     }
