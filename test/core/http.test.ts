@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, after, before, describe, it } from 'node:test';
 import { CancelledError, RateLimitedError, TimeoutError, UnavailableError, type ClientEvents, type FirecrestClient, type Logger } from '../../src/core/index';
 import { gatewayOnly } from '../support/target';
-import { client, gateway, t } from './support';
+import { client, gateway, scratchDir, t } from './support';
 
 type Wait = Parameters<NonNullable<ClientEvents['onRetryWait']>>[0];
 
@@ -107,13 +107,17 @@ void describe('HTTP layer against the gateway', { skip: gatewayOnly() }, () => {
   });
 
   void it('logs one line per request with the route template, never a token or secret', async () => {
+    // A folder of the test's own: in /tmp, other suites' files come and go, and an entry removed
+    // while the server lists the folder makes it look again (a 404 first, CI60).
+    const dir = await scratchDir(c, 'http-log');
     lines.length = 0;
     requests.length = 0;
-    await c.list(S, '/tmp');
+    await c.list(S, dir);
     assert.deepEqual(requests.map((r) => [r.method, r.route, r.status]), [['GET', '/filesystem/{system}/ops/ls', 200]]);
     assert.ok(lines.some((l) => /^GET \/filesystem\/\{system\}\/ops\/ls 200 \d+ms$/.test(l)), lines.join('\n'));
     const all = lines.join('\n');
     assert.ok(!all.includes(t.clientSecret));
     assert.doesNotMatch(all, /eyJ|Bearer \w/);
+    await c.remove(S, dir);
   });
 });
