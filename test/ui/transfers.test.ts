@@ -85,9 +85,17 @@ describe('Transfer Centre (UI)', () => {
     await dialog.waitFor({ timeout: 15_000 });
     // The dialog filters its list as the path is typed; an Enter that lands while it is still
     // updating can leave it open (seen on a loaded CI machine): type the path again and retry.
+    const input = dialog.locator('input').first();
+    const row = dialog.locator('.monaco-list-row').filter({ hasText: name }).first();
     for (let attempt = 1; ; attempt++) {
-      await dialog.locator('input').first().fill(file);
-      await dialog.locator('.monaco-list-row').filter({ hasText: name }).first().waitFor({ timeout: 15_000 });
+      // The dialog reads folders as the path is typed and rewrites its value when a read lands;
+      // under load one can land after the whole path was typed and leave the file out of the list
+      // (CI62). The path is typed again until the list shows the file (60 s guard).
+      for (const deadline = Date.now() + 60_000; ;) {
+        await input.fill(file);
+        if (await row.waitFor({ timeout: 10_000 }).then(() => true, () => false)) break;
+        if (Date.now() > deadline) throw new Error(`the upload dialog never listed ${name} (its path reads ${JSON.stringify(await input.inputValue())})`);
+      }
       await page.waitForTimeout(200);
       await page.keyboard.press('Enter');
       try {
