@@ -244,7 +244,11 @@ describe('Jobs view and job commands', function () {
     }
   });
 
-  it('opens hello.sbatch for the walkthrough: written once where it is missing, never overwritten', async () => {
+  it('opens hello.sbatch for the walkthrough: written once where it is missing, never overwritten', async function () {
+    // It removes and rewrites the home's hello.sbatch. npm test runs the v1 pass beside the UI
+    // suite, whose walkthrough test opens that same file (CI65), and the case tests no API
+    // difference (a stat and a small upload, covered on v1 by the file suites): v2 pass only.
+    skipBecause(this, t.apiVersion === 'v1' ? 'the walkthrough\'s hello.sbatch is tested on the v2 pass (the v1 pass runs beside the UI suite, which opens the same file)' : undefined);
     const open = async () => vscode.Uri.parse(await vscode.commands.executeCommand<string>('firecrest.openExampleScript', { profile: PROFILE, system: t.system }));
     const text = async (path: string) => new TextDecoder().decode(await client.downloadSmall(t.system, path));
     // Where it goes (the remote folder open for the system, else the home); gone, to start with.
