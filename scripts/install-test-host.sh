@@ -41,8 +41,9 @@ done
 if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   log "installing Debian packages: ${missing[*]} (details in $LOG)"
-  quiet $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq
-  quiet $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
+  # `9>&-`: a service a package's postinst starts must not inherit (and so hold) the install lock.
+  quiet $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq 9>&-
+  quiet $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" 9>&-
 fi
 
 if [ -f "$ENTRY" ] && [ -f "$DIR/.complete" ]; then

@@ -88,8 +88,9 @@ cmd_install() {
   if [ ${#missing[@]} -eq 0 ]; then log "packages already installed"; return 0; fi
   log "installing: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
-  apt-get -o DPkg::Lock::Timeout=600 update -qq
-  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
+  # `8>&-`: a service a package's postinst starts must not inherit (and so hold) the install lock.
+  apt-get -o DPkg::Lock::Timeout=600 update -qq 8>&-
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" 8>&-
 }
 
 start_munge() {
