@@ -252,12 +252,15 @@ describe('remote files (firecrest:// file system)', function () {
   it('reports a change made on the cluster behind the editor\'s back to a watcher', async () => {
     const dir = base.joinPath('watched');
     await vscode.workspace.fs.createDirectory(uri(dir));
+    const provider = (await extensionApi()).fileSystem as unknown as { poller?: { polledFolders(): { toString(): string }[] } } | undefined;
+    const polled = () => (provider?.poller?.polledFolders() ?? []).map(String);
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(uri(dir), '**'));
     const seen: string[] = [];
     watcher.onDidCreate((u) => seen.push(u.path));
     try {
       await vscode.workspace.fs.readDirectory(uri(dir)); // "expanded in the Explorer"
-      await new Promise((r) => setTimeout(r, 500));
+      // The watch reaches the provider on its own schedule: the file is made once the folder is polled.
+      await waitFor('the watched folder to be polled', () => polled().includes(dir.toString()), 30_000);
       const token = await tokenFor(t.tokenUrl, t.clientId, t.clientSecret);
       await directOps(t, token).upload(dir.path, 'behind-your-back.txt', enc.encode('surprise'));
       await waitFor('the created file to be reported', () => seen.includes(dir.joinPath('behind-your-back.txt').path), 30_000);
@@ -267,11 +270,9 @@ describe('remote files (firecrest:// file system)', function () {
     // Nothing watches the folder any more: it is not polled again. Other watches may remain (VS
     // Code watches the files still open in editors from earlier tests), so the gateway's request
     // count is only checked when the provider polls nothing at all.
-    const provider = (await extensionApi()).fileSystem as unknown as { poller?: { polledFolders(): { toString(): string }[] } } | undefined;
-    const polled = () => (provider?.poller?.polledFolders() ?? []).map(String);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    await new Promise((r) => setTimeout(r, 500));
-    assert.ok(!polled().some((f) => f === dir.toString() || f.startsWith(`${dir.toString()}/`)), `the folder is no longer polled: ${polled().join(', ')}`);
+    const stillPolled = () => polled().filter((f) => f === dir.toString() || f.startsWith(`${dir.toString()}/`));
+    await waitFor(`the folder no longer polled (polled: ${polled().join(', ')})`, () => stillPolled().length === 0, 30_000);
     const stats = statsOf(t.gateway);
     if (stats && polled().length === 0) {
       await stats.reset();

@@ -6,6 +6,7 @@
 import * as assert from 'node:assert/strict';
 import type { FrameLocator, Page } from 'playwright-core';
 import { target } from '../support/target';
+import { until } from '../support/until';
 import { remoteHome, testClient } from './support/client';
 import { openWorkbench, runCommand, screenshot } from './support/workbench';
 
@@ -44,7 +45,8 @@ async function submitHistory(): Promise<void> {
       name, workingDirectory: home, script: `#!/bin/bash\n#SBATCH --partition=${partition}\n#SBATCH --time=00:05:00\nsleep ${sleep}\nexit ${code}\n`,
     })));
     const cancelled = await client.submitJob(system, { name: 'too-long', workingDirectory: home, script: '#!/bin/bash\n#SBATCH --partition=debug\nsleep 300\n' });
-    await new Promise((r) => setTimeout(r, 1500));
+    // Cancelled once it runs, so the table shows a job that ran and was cancelled.
+    await until(`job ${cancelled} running`, async () => ((await client.job(system, cancelled)).stateClass === 'running' ? true : undefined), 120_000, 300);
     await client.cancelJob(system, cancelled);
     await Promise.all([...ids, cancelled].map((id) => client.waitForJob(system, id, { overallTimeoutMs: 120_000 })));
   } finally {
