@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { CancelledError, FirecrestError, InvalidInputError, NotFoundError, NotSupportedError, type FirecrestClient, type Progress, type V1Extras } from '../../src/core/index';
+import { reservationSlot } from '../support/reservationSlot';
 import { client, dec, enc, scratchDir, t } from './support';
 
 void describe('v1 compute and tasks', { skip: t.apiVersion !== 'v1' ? 'runs with --api v1' : false }, () => {
@@ -103,7 +104,8 @@ void describe('v1 compute and tasks', { skip: t.apiVersion !== 'v1' ? 'runs with
 
   void it('reservations: client-side validation, then create, list with flags, update, delete', async () => {
     const iso = (ms: number) => new Date(ms).toISOString().slice(0, 19);
-    const start = Date.now() + 3600_000;
+    // A random slot: runs side by side share one Slurm node (see reservationSlot).
+    const start = reservationSlot();
     const r = { numberOfNodes: 1, starttime: iso(start), endtime: iso(start + 3600_000) };
     await assert.rejects(x.reservationsCreate(S, 'Bad Name', 'proj', r), InvalidInputError);
     await assert.rejects(x.reservationsCreate(S, 'v1res', 'proj', { ...r, endtime: r.starttime }), InvalidInputError);

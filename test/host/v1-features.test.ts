@@ -13,6 +13,7 @@ import { hasV1Extras, type V1Extras } from '../../src/core/api';
 import type { FirecrestClient } from '../../src/core/client';
 import { FirecrestUri } from '../../src/core/uri';
 import { target } from '../support/target';
+import { reservationSlot } from '../support/reservationSlot';
 import { EXTENSION_ID, extensionApi, firecrestLogText, waitFor } from './support/extension';
 
 const PROFILE = 'v1-features-test';
@@ -59,7 +60,7 @@ describe('API v1 features', function () {
   const rsv = `v1t_${tag}`;
   const uri = (f: FirecrestUri) => vscode.Uri.from({ scheme: 'firecrest', authority: f.authority, path: f.path });
   const hour = 3_600_000;
-  const start = Math.ceil((Date.now() + 3 * hour) / hour) * hour;
+  const start = reservationSlot();
   /** Log lines of a failed command since `mark` (the wrapper logs each failure with its id). */
   const failures = (id: string, mark: number) => firecrestLogText(api).slice(mark).split('\n').filter((l) => l.includes(`${id}: `));
   const scontrol = (name: string) => execFileSync('scontrol', ['show', 'reservation', name], { encoding: 'utf8' });
