@@ -12,7 +12,9 @@
  * The archive stays as `.f7t-sync.tar.gz` in the remote folder (replaced by the next sync, never
  * synced itself): deleting it would cost every sync one more request.
  */
+import { once } from 'node:events';
 import { posix } from 'node:path';
+import { createGzip } from 'node:zlib';
 import { PackSync } from 'tar';
 import type { FirecrestClient } from '../client';
 import { NotFoundError } from '../errors';
@@ -104,28 +106,67 @@ export async function previewSync(client: FirecrestClient, t: SyncTarget, o: Syn
 }
 
 /**
- * The files as one gzipped tar, built with node-tar's synchronous packer a slice at a time: a
- * thread-pool round trip per small file made the asynchronous packer three times slower, and
- * the slices (64 files or 1 MiB) keep the extension host responsive.
+ * The files as one gzipped tar. node-tar's synchronous packer builds the tar a slice at a time (64
+ * files or 1 MiB, then a turn of the event loop): a thread-pool round trip per small file made its
+ * asynchronous packer three times slower, and the slices keep the extension host responsive.
+ * The tar goes to gzip in batches of about 1 MiB, compressed in the thread pool while the next
+ * slice is packed: node-tar's own gzip compressed each 512-byte header and file on this thread
+ * (a third of the packing time for small files). The bytes are the same.
  */
 async function archiveOf(root: string, files: LocalFile[]): Promise<Uint8Array> {
-  const chunks: Buffer[] = [];
+  const out: Buffer[] = [];
+  const gzip = createGzip();
+  gzip.on('data', (chunk: Buffer) => out.push(chunk));
+  const gzipped = new Promise<void>((resolve, reject) => {
+    gzip.once('end', resolve);
+    gzip.once('error', reject);
+  });
+  gzipped.catch(() => undefined);
+  let batch: Buffer[] = [];
+  let batchBytes = 0;
+  const flush = (): void => {
+    if (batchBytes === 0) return;
+    gzip.write(batch.length === 1 ? batch[0] : Buffer.concat(batch, batchBytes));
+    batch = [];
+    batchBytes = 0;
+  };
   // portable: no uid/gid/user names (the cluster's own user owns what is extracted); modes and mtimes stay.
-  const pack = new PackSync({ gzip: true, cwd: root, portable: true, follow: false, noDirRecurse: true });
+  const pack = new PackSync({ cwd: root, portable: true, follow: false, noDirRecurse: true });
   let failure: Error | undefined;
-  pack.on('data', (chunk: Buffer) => chunks.push(chunk));
+  // node-tar hands over each header and each file's bytes in a buffer of their own.
+  pack.on('data', (chunk: Buffer) => {
+    batch.push(chunk);
+    batchBytes += chunk.length;
+    if (batchBytes >= BATCH_BYTES) flush();
+  });
   pack.on('error', (e: unknown) => { failure ??= e instanceof Error ? e : new Error(String(e)); });
   const files64 = slicer(64);
   const mib = slicer(1 << 20);
-  for (const f of files) {
-    pack.add(f.rel);
+  try {
+    for (const f of files) {
+      pack.add(f.rel);
+      if (failure) throw failure;
+      const turn = files64() ?? mib(f.size);
+      if (turn) {
+        await turn;
+        // Compression behind: wait for it rather than hold the tar in memory.
+        if (gzip.writableNeedDrain) await once(gzip, 'drain');
+      }
+    }
+    pack.end();
     if (failure) throw failure;
-    await (files64() ?? mib(f.size));
+    flush();
+    gzip.end();
+    await gzipped;
+  } catch (e) {
+    gzip.destroy();
+    throw e;
   }
-  pack.end();
-  if (failure) throw failure;
-  return new Uint8Array(Buffer.concat(chunks));
+  return new Uint8Array(Buffer.concat(out));
 }
+
+/** Tar bytes handed to gzip at a time. */
+const BATCH_BYTES = 1 << 20;
 
 async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
   const queue = [...items];
