@@ -16,7 +16,7 @@ LOCK_WAIT=${FIRECREST_CI_LOCK_WAIT:-900}
 
 say() { echo "[ci-slurm] $*"; }
 
-[ $# -eq 2 ] && [[ $2 =~ ^[0-9]+$ ]] || { echo "usage: $0 join|leave RUN_PID" >&2; exit 2; }
+[ $# -eq 2 ] && [[ $1 == join || $1 == leave ]] && [[ $2 =~ ^[0-9]+$ ]] || { echo "usage: $0 join|leave RUN_PID" >&2; exit 2; }
 cmd=$1 run=$2
 mkdir -p "$STATE/runs"
 
@@ -24,7 +24,7 @@ mkdir -p "$STATE/runs"
 # a daemon that inherited it would hold the lock for as long as it lives, and the next `leave`
 # would wait for ever (the CI that timed out after its tests had passed).
 exec 9>"$STATE/lock"
-flock -w "$LOCK_WAIT" 9 || { say "no lock on $STATE/lock within ${LOCK_WAIT}s: leaving Slurm as it is"; exit 1; }
+flock -w "$LOCK_WAIT" 9 || { say "$cmd: no lock on $STATE/lock within ${LOCK_WAIT}s (a process that inherited it still runs?): Slurm left as it is"; exit 1; }
 
 case "$cmd" in
   join)
@@ -53,5 +53,4 @@ case "$cmd" in
       rm -f "$STATE/slurm-started-by-ci"
     fi
     ;;
-  *) echo "usage: $0 join|leave RUN_PID" >&2; exit 2 ;;
 esac

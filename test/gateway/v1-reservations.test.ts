@@ -6,26 +6,18 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { reservationSlot } from '../support/reservationSlot';
+import { localTime, reservationSlot } from '../support/reservationSlot';
 import { v1 } from './v1-support';
 
-const pad = (n: number): string => String(n).padStart(2, '0');
-/** Local `YYYY-MM-DDTHH:MM:SS`, `hours` from now (whole minutes). */
-function at(hours: number): string {
-  return local(Date.now() + hours * 3600_000);
-}
-/** Local `YYYY-MM-DDTHH:MM:00` of epoch ms `ms`. */
-function local(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:00`;
-}
+/** Local `YYYY-MM-DDTHH:MM:SS`, `hours` from now. */
+const at = (hours: number): string => localTime(Date.now() + hours * 3600_000);
 
 const name = `v1_rsv_${randomUUID().slice(0, 8)}`;
 // Read once: a form built again a minute later would name another start (CI55 crossed 14:21 → 14:22).
 // A random slot: runs side by side share one Slurm node (see reservationSlot).
 const slot = reservationSlot();
-const start = local(slot);
-const end = local(slot + 3600_000);
+const start = localTime(slot);
+const end = localTime(slot + 3600_000);
 const form = (extra: Record<string, string> = {}): Record<string, string> => ({
   reservation: name, account: 'proj', numberOfNodes: '1', starttime: start, endtime: end, ...extra,
 });
@@ -43,7 +35,7 @@ void describe('v1 reservations', () => {
     assert.ok(mine, JSON.stringify(list.body));
     for (const k of ['starttime', 'endtime', 'duration', 'nodes', 'state']) assert.ok(k in mine, k);
     assert.equal(mine.starttime, form().starttime);
-    const newEnd = local(slot + 2 * 3600_000);
+    const newEnd = localTime(slot + 2 * 3600_000);
     const updated = await v1(`/reservations/${name}`, { method: 'PUT', form: { numberOfNodes: '1', starttime: form().starttime, endtime: newEnd } });
     assert.equal(updated.status, 200, updated.text);
     const after = (await v1('/reservations')).body.success as Record<string, string>[];
@@ -61,7 +53,7 @@ void describe('v1 reservations', () => {
       [form({ numberOfNodes: '0' }), /numberOfNodes/],
       [form({ numberOfNodes: 'x' }), /numberOfNodes/],
       [form({ starttime: '2030-01-01 10:00:00' }), /starttime/],
-      [form({ endtime: local(slot - 24 * 3600_000) }), /endtime/],
+      [form({ endtime: localTime(slot - 24 * 3600_000) }), /endtime/],
       [form({ starttime: at(-2), endtime: at(-1) }), /past/],
     ];
     for (const [f, re] of cases) {

@@ -13,7 +13,7 @@ import { hasV1Extras, type V1Extras } from '../../src/core/api';
 import type { FirecrestClient } from '../../src/core/client';
 import { FirecrestUri } from '../../src/core/uri';
 import { target } from '../support/target';
-import { reservationSlot } from '../support/reservationSlot';
+import { localTime, reservationSlot } from '../support/reservationSlot';
 import { EXTENSION_ID, extensionApi, firecrestLogText, waitFor } from './support/extension';
 
 const PROFILE = 'v1-features-test';
@@ -39,13 +39,6 @@ function v1Part(tree: Snap[]): Snap[] | undefined {
   const conns = tree.filter((n) => n.contextValue?.startsWith(';connection;'));
   if (conns.length === 0) return tree;
   return conns.find((n) => n.label === PROFILE)?.children;
-}
-
-/** Local `YYYY-MM-DDTHH:MM:SS`, as the reservations service takes it. */
-function local(ms: number): string {
-  const d = new Date(ms);
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}T${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
 describe('API v1 features', function () {
@@ -131,14 +124,14 @@ describe('API v1 features', function () {
 
   it('refuses answers the server would refuse without sending them, and says why', async () => {
     const mark = firecrestLogText(api).length;
-    const base = { profile: PROFILE, system: t.system, name: rsv, account, numberOfNodes: 1, nodeType: '', starttime: local(start), endtime: local(start + hour) };
+    const base = { profile: PROFILE, system: t.system, name: rsv, account, numberOfNodes: 1, nodeType: '', starttime: localTime(start), endtime: localTime(start + hour) };
     const bad: [Record<string, unknown>, RegExp][] = [
       [{ name: 'Bad-Name' }, /Reservation name: .*lower-case/],
       [{ account: '9acct' }, /Account .*: .*must start/],
       [{ numberOfNodes: 0 }, /Number of nodes: A whole number/],
       [{ starttime: '2030-02-30T10:00:00' }, /Start, .*: Start time as YYYY-MM-DDTHH:MM:SS/],
-      [{ starttime: local(Date.now() - hour) }, /start time must be in the future/],
-      [{ endtime: local(start - hour) }, /end time must be after the start time/],
+      [{ starttime: localTime(Date.now() - hour) }, /start time must be in the future/],
+      [{ endtime: localTime(start - hour) }, /end time must be after the start time/],
     ];
     for (const [change] of bad) {
       assert.equal(await vscode.commands.executeCommand('firecrest.v1.createReservation', { ...base, ...change }), undefined);
@@ -154,7 +147,7 @@ describe('API v1 features', function () {
   it("shows the scheduler's own text when it still refuses", async () => {
     const mark = firecrestLogText(api).length;
     const result = await vscode.commands.executeCommand('firecrest.v1.createReservation', {
-      profile: PROFILE, system: t.system, name: rsv, account, numberOfNodes: 1, nodeType: 'no_such_feature', starttime: local(start), endtime: local(start + hour),
+      profile: PROFILE, system: t.system, name: rsv, account, numberOfNodes: 1, nodeType: 'no_such_feature', starttime: localTime(start), endtime: localTime(start + hour),
     });
     assert.equal(result, undefined);
     const [line] = await waitFor('the refusal in the log', () => {
@@ -170,14 +163,14 @@ describe('API v1 features', function () {
 
   it('creates a reservation from the form answers: on the scheduler and in the tree', async () => {
     const result = await vscode.commands.executeCommand<{ name: string }>('firecrest.v1.createReservation', {
-      profile: PROFILE, system: { name: t.system }, name: rsv, account, numberOfNodes: 1, nodeType: '', starttime: local(start), endtime: local(start + hour),
+      profile: PROFILE, system: { name: t.system }, name: rsv, account, numberOfNodes: 1, nodeType: '', starttime: localTime(start), endtime: localTime(start + hour),
     });
     assert.equal(result?.name, rsv);
     const r = (await client.reservationsManaged(t.system)).find((x) => x.name === rsv);
     assert.ok(r, 'listed by the reservations service');
     assert.equal(r.start.getTime(), start);
     assert.equal(r.end.getTime(), start + hour);
-    if (slurm) assert.match(scontrol(rsv), new RegExp(`ReservationName=${rsv} StartTime=${local(start)} EndTime=${local(start + hour)}`));
+    if (slurm) assert.match(scontrol(rsv), new RegExp(`ReservationName=${rsv} StartTime=${localTime(start)} EndTime=${localTime(start + hour)}`));
     const snap = await vscode.commands.executeCommand<{ tree: Snap[] }>('firecrest.test.systemsTree');
     const node = find(v1Part(snap.tree), (n) => n.label === rsv);
     assert.ok(node, 'the new reservation is in the Systems tree (refreshed)');
@@ -189,11 +182,11 @@ describe('API v1 features', function () {
     assert.ok(r);
     // The node's argument is what the tree passes; the answers replace the form's input boxes.
     const node = { kind: 'reservation', profile: PROFILE, system: t.system, reservation: r, manage: true };
-    const result = await vscode.commands.executeCommand<{ name: string }>('firecrest.v1.updateReservation', { ...node, numberOfNodes: 1, nodeType: '', starttime: local(start), endtime: local(start + 2 * hour) });
+    const result = await vscode.commands.executeCommand<{ name: string }>('firecrest.v1.updateReservation', { ...node, numberOfNodes: 1, nodeType: '', starttime: localTime(start), endtime: localTime(start + 2 * hour) });
     assert.equal(result?.name, rsv);
     const after = (await client.reservationsManaged(t.system)).find((x) => x.name === rsv);
     assert.equal(after?.end.getTime(), start + 2 * hour);
-    if (slurm) assert.match(scontrol(rsv), new RegExp(`EndTime=${local(start + 2 * hour)}`));
+    if (slurm) assert.match(scontrol(rsv), new RegExp(`EndTime=${localTime(start + 2 * hour)}`));
   });
 
   it('deletes the reservation', async () => {

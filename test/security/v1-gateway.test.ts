@@ -8,19 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { reservationSlot } from '../support/reservationSlot';
+import { localTime, reservationSlot } from '../support/reservationSlot';
 import { gatewayOnly } from '../support/target';
 import { otherUserAuth } from '../gateway/support-fs';
 import { scratch, taskOf, uploadFile, v1, waitTask } from '../gateway/v1-support';
 import { sleep } from '../gateway/support';
 
 const skip = gatewayOnly();
-const pad = (n: number): string => String(n).padStart(2, '0');
-/** Local `YYYY-MM-DDTHH:MM:00` of epoch ms `ms`. */
-function local(ms: number): string {
-  const d = new Date(ms);
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:00`;
-}
 
 /** Polls accounting until the job reached a final state; returns it. */
 async function waitJobGone(jobId: string): Promise<string> {
@@ -77,11 +71,11 @@ void describe('v1 gateway: reservations belong to their creator', { skip }, () =
   void it('another user cannot update or delete it; nobody but an admin changes the site\'s maintenance window', async () => {
     // A random slot: runs side by side share one Slurm node (see reservationSlot).
     const slot = reservationSlot();
-    const form = { reservation: name, account: 'proj', numberOfNodes: '1', starttime: local(slot), endtime: local(slot + 3600_000) };
+    const form = { reservation: name, account: 'proj', numberOfNodes: '1', starttime: localTime(slot), endtime: localTime(slot + 3600_000) };
     const created = await v1('/reservations', { method: 'POST', form });
     assert.equal(created.status, 201, created.text);
     const bob = await otherUserAuth();
-    const update = await v1(`/reservations/${name}`, { method: 'PUT', auth: bob, form: { numberOfNodes: '1', starttime: form.starttime, endtime: local(slot + 2 * 3600_000) } });
+    const update = await v1(`/reservations/${name}`, { method: 'PUT', auth: bob, form: { numberOfNodes: '1', starttime: form.starttime, endtime: localTime(slot + 2 * 3600_000) } });
     assert.equal(update.status, 404, update.text);
     assert.ok(update.headers.has('x-permission-denied'));
     assert.equal(update.body.error, 'Error updating reservation');

@@ -111,9 +111,12 @@ void describe('CI runs sharing Slurm (scripts/ci-slurm.sh)', () => {
     assert.ok(await daemonUp());
   });
 
-  void it('refuses a run id that is not a process id', () => {
+  void it('refuses a run id that is not a process id, and an unknown command, before touching anything', () => {
     const r = run('join', Number.NaN);
     assert.equal(r.status, 2);
-    assert.equal(existsSync(join(dir, 'state', 'runs')), false);
+    const bad = spawnSync('bash', [script, 'restart', '1'], { encoding: 'utf8', env: { ...process.env, FIRECREST_CI_STATE: join(dir, 'state') } });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /usage/);
+    assert.equal(existsSync(join(dir, 'state')), false);
   });
 });

@@ -110,8 +110,8 @@ export async function previewSync(client: FirecrestClient, t: SyncTarget, o: Syn
  * files or 1 MiB, then a turn of the event loop): a thread-pool round trip per small file made its
  * asynchronous packer three times slower, and the slices keep the extension host responsive.
  * The tar goes to gzip in batches of about 1 MiB, compressed in the thread pool while the next
- * slice is packed: node-tar's own gzip compressed each 512-byte header and file on this thread
- * (a third of the packing time for small files). The bytes are the same.
+ * slice is packed: node-tar's own gzip compressed each 512-byte header and file on this thread,
+ * in many small calls. The tar's bytes are the same.
  */
 async function archiveOf(root: string, files: LocalFile[]): Promise<Uint8Array> {
   const out: Buffer[] = [];
