@@ -83,20 +83,21 @@ describe('Transfer Centre (UI)', () => {
     // The open dialog (VS Code's own, in the browser): type the path, then accept it.
     const dialog = page.locator('.quick-input-widget').filter({ hasText: `Upload to ${home}` }).first();
     await dialog.waitFor({ timeout: 15_000 });
-    // The dialog filters its list as the path is typed; an Enter that lands while it is still
-    // updating can leave it open (seen on a loaded CI machine): type the path again and retry.
+    // An Enter can still leave the dialog open when a folder read lands just before it (seen on a
+    // loaded CI machine, CI5x): the dialog is then checked and the path typed again, at most 3 times.
     const input = dialog.locator('input').first();
     const row = dialog.locator('.monaco-list-row').filter({ hasText: name }).first();
     for (let attempt = 1; ; attempt++) {
       // The dialog reads folders as the path is typed and rewrites its value when a read lands;
       // under load one can land after the whole path was typed and leave the file out of the list
-      // (CI62). The path is typed again until the list shows the file (60 s guard).
+      // (CI62). The path is typed again until the list shows the file under the whole path (60 s
+      // guard). Then the dialog is in the file's folder, and Enter accepts the path (an Enter while
+      // the dialog is busy waits for it; one while it is in another folder only moves there).
       for (const deadline = Date.now() + 60_000; ;) {
         await input.fill(file);
-        if (await row.waitFor({ timeout: 10_000 }).then(() => true, () => false)) break;
-        if (Date.now() > deadline) throw new Error(`the upload dialog never listed ${name} (its path reads ${JSON.stringify(await input.inputValue())})`);
+        if (await row.waitFor({ timeout: 10_000 }).then(async () => (await input.inputValue()) === file, () => false)) break;
+        if (Date.now() > deadline) throw new Error(`the upload dialog never listed ${name} under its path (the path reads ${JSON.stringify(await input.inputValue())})`);
       }
-      await page.waitForTimeout(200);
       await page.keyboard.press('Enter');
       try {
         await dialog.waitFor({ state: 'hidden', timeout: attempt < 3 ? 7_000 : 15_000 });
