@@ -25,6 +25,8 @@ export class SbatchDiagnostics extends Disposable {
   private readonly live = new Map<string, LiveProblem[]>();
   /** Documents checked against each target key, to recompute when that target's data arrives. */
   private readonly byTarget = new Map<string, Set<string>>();
+  /** Checks started and not yet finished (they await the document's target). */
+  private checking = 0;
 
   constructor(
     private readonly documents: SbatchDocuments,
@@ -46,6 +48,11 @@ export class SbatchDiagnostics extends Disposable {
     this.checkAll();
   }
 
+  /** True while a check waits for its debounce or is running (tests wait for it to settle). */
+  get busy(): boolean {
+    return this.timers.size > 0 || this.checking > 0;
+  }
+
   /** The live problem behind a diagnostic (same code and range), for its quick fixes. */
   problemFor(uri: vscode.Uri, d: vscode.Diagnostic): LiveProblem | undefined {
     return this.live.get(uri.toString())?.find((p) => p.code === diagnosticCode(d) && toRange(p.span).isEqual(d.range));
@@ -61,7 +68,8 @@ export class SbatchDiagnostics extends Disposable {
     clearTimeout(this.timers.get(key));
     this.timers.set(key, setTimeout(() => {
       this.timers.delete(key);
-      void this.check(doc);
+      this.checking++;
+      void this.check(doc).finally(() => this.checking--);
     }, delayMs));
   }
 

@@ -40,6 +40,13 @@ export class SbatchLiveData extends Disposable {
   /** Refreshes started (each costs three API requests); tests and bench read it. */
   refreshCount = 0;
 
+  /** Refreshes under way. */
+  get refreshing(): number {
+    let n = 0;
+    for (const e of this.entries.values()) if (e.inFlight) n++;
+    return n;
+  }
+
   constructor(
     private readonly connections: ConnectionService,
     private readonly log: Log,

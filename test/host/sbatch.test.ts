@@ -26,6 +26,10 @@ const diags = (uri: vscode.Uri): Diag[] =>
     .map((d): Diag => [typeof d.code === 'object' ? String(d.code.value) : String(d.code), d.range.start.line, d.range.start.character, d.range.end.character, d.message])
     .sort((a, b) => a[1] - b[1] || a[2] - b[2] || a[0].localeCompare(b[0]));
 
+/** The extension's batch-script counters: refreshes started, and whether a check or refresh is under way. */
+const sbatchStats = async () => (await vscode.commands.executeCommand<{ refreshes: number; idle: boolean }>('firecrest.test.sbatchStats'));
+/** Until no check waits for its debounce or runs, and no refresh is under way. */
+const settled = () => waitFor('batch-script checks to settle', async () => (await sbatchStats()).idle);
 const when = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover', function () {
@@ -268,11 +272,12 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
   it('runs only the offline checks when the target connection does not exist or is signed out', async () => {
     await vscode.workspace.getConfiguration('firecrest').update('sbatch.system', `nobody-signed-in/${t.system}`, vscode.ConfigurationTarget.Global);
     try {
-      const r0 = (await vscode.commands.executeCommand<{ refreshes: number }>('firecrest.test.sbatchStats')).refreshes;
+      await settled();
+      const r0 = (await sbatchStats()).refreshes;
       const { uri } = await open('offline.sh', '#!/bin/bash\n#SBATCH --partition=nosuch --time=1x\necho\n', (d) => d.length > 0);
-      await new Promise((r) => setTimeout(r, 500));
+      await settled();
       assert.deepEqual(diags(uri).map((d) => d[0]), ['malformed-value']);
-      assert.equal((await vscode.commands.executeCommand<{ refreshes: number }>('firecrest.test.sbatchStats')).refreshes, r0, 'nothing fetched');
+      assert.equal((await sbatchStats()).refreshes, r0, 'nothing fetched');
     } finally {
       await vscode.workspace.getConfiguration('firecrest').update('sbatch.system', `${PROFILE}/${t.system}`, vscode.ConfigurationTarget.Global);
     }
@@ -311,18 +316,18 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
       return Object.entries(body.byRoute).filter(([k]) => LIVE_ROUTES.some((r) => k.endsWith(r))).reduce((s, [, n]) => s + n, 0);
     };
     await vscode.commands.executeCommand('firecrest.test.sbatchClearCache');
-    const refreshes = async () => (await vscode.commands.executeCommand<{ refreshes: number }>('firecrest.test.sbatchStats')).refreshes;
+    const refreshes = async () => (await sbatchStats()).refreshes;
 
     // The scripts of the earlier tests are still open: let any check they start settle first.
-    await new Promise((r) => setTimeout(r, 1000));
+    await settled();
     const r0 = await refreshes();
     const plain = await open('plain.sh', '#!/bin/bash\necho no directives here\n', () => true);
     for (const ch of 'echo more') await plain.editor.edit((e) => e.insert(new vscode.Position(2, 0), ch));
-    await new Promise((r) => setTimeout(r, 600));
+    await settled();
     assert.equal(await refreshes(), r0, 'no fetch for a script without #SBATCH lines');
 
     const { editor, uri } = await open('typing.sh', '#!/bin/bash\n#SBATCH --partition=debug\n#SBATCH --job-name=\necho\n', () => true);
-    await new Promise((r) => setTimeout(r, 500));
+    await settled();
     const before = { requests: await stats(), refreshes: await refreshes() };
     // The worst case: the cache is empty when typing starts.
     await vscode.commands.executeCommand('firecrest.test.sbatchClearCache');
@@ -333,7 +338,7 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
       await editor.edit((e) => e.insert(end, word[i % word.length]), { undoStopBefore: false, undoStopAfter: false });
     }
     await waitFor('diagnostics after typing', () => diags(uri).length === 0 && editor.document.lineAt(2).text.length === 19 + 100);
-    await new Promise((r) => setTimeout(r, 600));
+    await settled();
     const after = { requests: await stats(), refreshes: await refreshes() };
     const row = { chars: 100, ms: Date.now() - started, refreshes: after.refreshes - before.refreshes, requests: gw?.admin ? after.requests - before.requests : 'n/a' };
     console.log(`[sbatch bench] typed ${row.chars} chars in ${row.ms} ms: ${row.refreshes} cache refresh(es), ${row.requests} live-data request(s) (partitions+reservations+userinfo)`);
