@@ -156,7 +156,10 @@ export class RemoteFileSystem {
     const dir = uri.dirname;
     let parent: Listing;
     try {
-      parent = await this.list(dir, this.ttlMs, true);
+      // A folder its parent's listing lacks is taken as missing only for VS Code's own probes: any
+      // other path was asked for on purpose, and the folder may be newer than that listing (a job
+      // made it), so it is listed.
+      parent = await this.list(dir, this.ttlMs, isProbed(uri.path));
     } catch (e) {
       // The parent may be unreadable (group scratch roots are often --x) or outside the configured
       // file systems: ask about the entry itself.

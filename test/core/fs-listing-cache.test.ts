@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FirecrestUri, type FirecrestClient } from '../../src/core/index';
+import { FirecrestUri, NotFoundError, type FirecrestClient } from '../../src/core/index';
 import { FsError } from '../../src/fs/fsError';
 import { RemoteFileSystem } from '../../src/fs/remoteFileSystem';
 import { gatewayOnly } from '../support/target';
@@ -62,5 +62,27 @@ void describe('fs: stats answered from the folder listing', () => {
     assert.equal((await fs.stat(sub.joinPath('f3'))).size, 6);
     assert.equal((await fs.stat(child('f3'))).size, 1);
     await assert.rejects(async () => fs.stat(sub.joinPath('f4')), (e: unknown) => e instanceof FsError && e.code === 'FileNotFound');
+  });
+
+  void it('a file in a folder made on the cluster after its parent was listed is found (a job\'s new folder)', async () => {
+    const fs = fsOf();
+    await fs.readDirectory(dir);
+    const made = dir.joinPath(`made-later`);
+    await c.mkdir(t.system, made.path);
+    await c.uploadSmall(t.system, made.path, 'out.txt', enc('job output'));
+    // The cached listing of `dir` predates the folder: asked for by name, it is looked up.
+    assert.equal((await fs.stat(made.joinPath('out.txt'))).size, 10);
+    assert.equal(new TextDecoder().decode(await fs.readFile(made.joinPath('out.txt'))), 'job output');
+    await assert.rejects(async () => fs.stat(dir.joinPath('never-made', 'x.txt')), (e: unknown) => (e instanceof FsError && e.code === 'FileNotFound') || e instanceof NotFoundError);
+  });
+
+  void it('VS Code\'s probes in a folder the listing lacks cost no request', { skip: gatewayOnly() }, async () => {
+    const fs = fsOf();
+    await fs.readDirectory(dir);
+    await gateway.resetStats();
+    for (const probe of ['.vscode/settings.json', '.git/HEAD', 'node_modules/package.json']) {
+      await assert.rejects(async () => fs.stat(dir.joinPath(...probe.split('/'))), (e: unknown) => e instanceof FsError && e.code === 'FileNotFound');
+    }
+    assert.equal((await gateway.stats()).requests, 0);
   });
 });

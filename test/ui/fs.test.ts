@@ -88,7 +88,7 @@ async function oneErrorPerFailure(win: Page, file: Locator): Promise<void> {
 
 /**
  * A file of this test's own in the home folder, for Search on Cluster to find: other suites run
- * beside this one in the same home (one of them removes and rewrites hello.sbatch), so the search
+ * beside this one in the same home and write files there, so the search
  * looks for a word no other file holds. Removed again by the returned function.
  */
 async function searchTarget(): Promise<{ name: string; word: string; remove(): Promise<void> }> {

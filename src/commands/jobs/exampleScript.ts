@@ -14,9 +14,13 @@ const NAME = 'hello.sbatch';
 /** The example's text, shipped in the extension (npm start's demo home gets the same file). */
 const EXAMPLE = ['media', 'walkthrough', NAME];
 
-/** `{profile?, system?}` skips the picks. Returns the opened URI. */
+/**
+ * `{profile?, system?}` skips the picks; `folder` (an absolute remote path) names where the script
+ * goes instead of the open folder or the home. Returns the opened URI.
+ */
 export async function openExampleScript(services: ExtensionServices, arg?: unknown): Promise<string | undefined> {
-  const given = arg && typeof arg === 'object' && !(arg instanceof vscode.Uri) ? (arg as { profile?: string; system?: string }) : {};
+  const given = arg && typeof arg === 'object' && !(arg instanceof vscode.Uri) ? (arg as { profile?: string; system?: string; folder?: unknown }) : {};
+  if (given.folder !== undefined && (typeof given.folder !== 'string' || !given.folder.startsWith('/'))) throw new Error('openExampleScript: folder must be an absolute remote path');
   const profile = await pickProfile(services, given.profile);
   if (!profile) return undefined;
   const system = await pickSystem(services, profile, given.system);
@@ -27,7 +31,7 @@ export async function openExampleScript(services: ExtensionServices, arg?: unkno
     .filter((f) => f.uri.scheme === FIRECREST_SCHEME)
     .map((f) => FirecrestUri.parse(f.uri))
     .find((u) => u.system === system && (!multi || u.profile === profile));
-  const dir = folder?.path ?? (await homeDirectory(services, client, profile, system));
+  const dir = given.folder ?? folder?.path ?? (await homeDirectory(services, client, profile, system));
   const path = `${dir.replace(/\/+$/, '')}/${NAME}`;
   try {
     await client.stat(system, path);
