@@ -30,6 +30,8 @@ describe('Jobs view (UI)', () => {
   let home = '';
   let running: string | undefined;
   let array: string | undefined;
+  // Names of this run's own: other runs on the machine share the home.
+  const copied = `ui-copy-${Math.random().toString(36).slice(2, 8)}`;
 
   before(async function () {
     this.timeout(120_000);
@@ -41,6 +43,7 @@ describe('Jobs view (UI)', () => {
 
   after(async () => {
     for (const id of [running, array]) if (id) await client.cancelJob(system, id).catch(() => undefined);
+    for (const name of [`${copied}-source.txt`, `${copied}-target.txt`]) await client?.remove(system, `${home}/${name}`).catch(() => undefined);
     await client?.dispose();
   });
 
@@ -53,8 +56,8 @@ describe('Jobs view (UI)', () => {
       if (Date.now() > deadline) throw new Error(`job ${done} has no exit code 60 s after it completed`);
     }
     // A copy on the cluster is a transfer job of the server's (CopyFiles): listed in its own group.
-    await client.uploadSmall(system, home, 'ui-copy-source.txt', new TextEncoder().encode('copied by the UI test\n'));
-    await client.copy(system, `${home}/ui-copy-source.txt`, `${home}/ui-copy-target.txt`, { overallTimeoutMs: 120_000 });
+    await client.uploadSmall(system, home, `${copied}-source.txt`, new TextEncoder().encode('copied by the UI test\n'));
+    await client.copy(system, `${home}/${copied}-source.txt`, `${home}/${copied}-target.txt`, { overallTimeoutMs: 120_000 });
     running = await client.submitJob(system, { script: '#!/bin/bash\nsleep 300\n', workingDirectory: home, name: 'ui-running', partition: 'debug' });
     // On a busy node the job can pend for a while: the screenshot is of a job that really runs.
     for (const deadline = Date.now() + 120_000; ; await new Promise((r) => setTimeout(r, 1000))) {
@@ -130,6 +133,13 @@ describe('Jobs view (UI)', () => {
 
   it('shows an array as one parent with its tasks\' counts, expanding to its tasks', async function () {
     this.timeout(300_000);
+    // The running job of the test before is done with: its CPU is one of the two that the built-in
+    // scheduler offers on a 2-core machine, and two tasks must run at once here.
+    if (running) {
+      await client.cancelJob(system, running);
+      await client.waitForJob(system, running, { overallTimeoutMs: 60_000 });
+      running = undefined;
+    }
     // 20 tasks, 2 at a time: 0-1 end at once, 2-3 run on, the rest wait their turn.
     const script = '#!/bin/bash\n#SBATCH --array=0-19%2\n#SBATCH --time=00:05:00\n#SBATCH --output=/dev/null\nif [ "$SLURM_ARRAY_TASK_ID" -ge 2 ]; then sleep 240; fi\n';
     array = await client.submitJob(system, { script, workingDirectory: home, name: 'ui-array', partition: 'debug' });
