@@ -84,7 +84,7 @@ describe('Transfer Centre (UI)', () => {
     const dialog = page.locator('.quick-input-widget').filter({ hasText: `Upload to ${home}` }).first();
     await dialog.waitFor({ timeout: 15_000 });
     // An Enter can still leave the dialog open when a folder read lands just before it (seen on a
-    // loaded CI machine, CI5x): the dialog is then checked and the path typed again, at most 3 times.
+    // loaded CI machine): the dialog is then checked and the path typed again, at most 3 times.
     const input = dialog.locator('input').first();
     const row = dialog.locator('.monaco-list-row').filter({ hasText: name }).first();
     for (let attempt = 1; ; attempt++) {
