@@ -3,36 +3,44 @@
 // counting the tests of all suites.
 import { spawn } from 'node:child_process';
 
-// Steps with the same `together` tag run side by side (their output is printed when each ends,
-// whole): lint and the type check are CPU, the unit suite mostly waits for its schedulers; the
-// gateway, core (API v2, and API v1 with the built-in scheduler pass) and reliability suites each use a
-// fifth to a quarter of the two cores (they wait
-// for Slurm, for Retry-After and for their own fault timers), each against gateways of its own.
-// The host runs each start their own gateway and VS Code too.
+// Each step starts as soon as the steps it names in `after` have ended (whatever their result),
+// so the run is a graph, not a row of phases: the wall time is its longest chain.
+// - build first, alone; lint and the type check (CPU) and the unit suite next, side by side.
+// - Then the gateway, core (API v2, and API v1 with the built-in scheduler pass) and reliability
+//   suites, side by side: each uses a fifth to a quarter of the two cores (they wait for Slurm,
+//   for Retry-After and for their own fault timers), each against gateways of its own.
+// - The host runs each start their own gateway and VS Code, and mostly wait on the workbench:
+//   two of them side by side left the cores half idle (vmstat, 27 Nov 2026). The person's
+//   sign-in is a 5-minute session at a person's pace (a save and a listing a second): it starts
+//   with the suites and ends during the other host runs. After the suites, the main host run
+//   and the API v1 host run start together, and the UI screenshots follow the v1 run.
+const checks = ['lint', 'types', 'unit'];
+const suites = ['gateway', 'core', 'core-v1', 'reliability', 'reliability-2'];
 const steps = [
-  ['build', 'npm', ['run', '-s', 'build']],
-  ['lint', 'npm', ['run', '-s', 'lint'], 'checks'],
-  ['types', 'npm', ['run', '-s', 'typecheck'], 'checks'],
-  ['unit', 'npm', ['run', '-s', 'test:unit'], 'checks'],
-  ['gateway', 'npm', ['run', '-s', 'test:gateway'], 'suites'],
+  { name: 'build', cmd: 'npm', args: ['run', '-s', 'build'], after: [] },
+  { name: 'lint', cmd: 'npm', args: ['run', '-s', 'lint'], after: ['build'] },
+  { name: 'types', cmd: 'npm', args: ['run', '-s', 'typecheck'], after: ['build'] },
+  { name: 'unit', cmd: 'npm', args: ['run', '-s', 'test:unit'], after: ['build'] },
+  { name: 'gateway', cmd: 'npm', args: ['run', '-s', 'test:gateway'], after: checks },
   // `npm run test:core` in two halves side by side: API v2, and API v1 with the built-in scheduler pass.
-  ['core', 'node', ['scripts/run-suites.mjs', 'test/core', '--api', 'v2', '--skip', '^(v1-)?arrays\\.'], 'suites'],
+  { name: 'core', cmd: 'node', args: ['scripts/run-suites.mjs', 'test/core', '--api', 'v2', '--skip', '^(v1-)?arrays\\.'], after: checks },
   // Both parts run whatever the first gave, so a failing run still counts every test.
-  ['core-v1', 'sh', ['-c', 'node scripts/run-suites.mjs test/core --api v1 --skip "^(v1-)?arrays\\."; r=$?; node scripts/run-suites.mjs test/core --schedulers local --match "^(v1-)?(search|arrays)\\." || r=1; exit $r'], 'suites'],
-  // The reliability suites in two parts: the fault workload and crash safety (about 200 s, mostly
-  // waiting on injected latency and restarts), and the rest with the gateway's security suites.
-  ['reliability', 'node', ['scripts/test-reliability.mjs', '--part', 'long'], 'suites'],
-  ['reliability-2', 'node', ['scripts/test-reliability.mjs', '--part', 'rest'], 'suites'],
-  // The person's sign-in is a 5-minute session at a person's pace (a save and a listing a second):
-  // it runs in a VS Code of its own beside the longest host run instead of after everything else.
-  ['host', 'node', ['scripts/run-host-tests.mjs', '--no-build', '--skip-files', 'signin'], 'hosts'],
-  ['host-signin', 'node', ['scripts/run-host-tests.mjs', '--no-build', '--files', 'signin'], 'hosts'],
+  { name: 'core-v1', cmd: 'sh', args: ['-c', 'node scripts/run-suites.mjs test/core --api v1 --skip "^(v1-)?arrays\\."; r=$?; node scripts/run-suites.mjs test/core --schedulers local --match "^(v1-)?(search|arrays)\\." || r=1; exit $r'], after: checks },
+  // The reliability suites in two parts: the fault workload and crash safety (mostly waiting on
+  // injected latency and restarts), and the rest with the gateway's security suites.
+  { name: 'reliability', cmd: 'node', args: ['scripts/test-reliability.mjs', '--part', 'long'], after: checks },
+  { name: 'reliability-2', cmd: 'node', args: ['scripts/test-reliability.mjs', '--part', 'rest'], after: checks },
+  { name: 'host-signin', cmd: 'node', args: ['scripts/run-host-tests.mjs', '--no-build', '--files', 'signin'], after: checks },
+  { name: 'host', cmd: 'node', args: ['scripts/run-host-tests.mjs', '--no-build', '--skip-files', 'signin'], after: suites },
   // The feature suites again on an API v1 connection (the build step above already built).
-  // Beside the UI screenshots (a code-server and a browser of their own): both wait on the
-  // workbench more than they compute.
-  ['host-v1', 'node', ['scripts/run-host-tests.mjs', '--no-build', '--api', 'v1', '--files', 'fs.,fs-large,fs-commands,systems,jobs,accounting,sbatch'], 'last'],
-  ['ui', 'node', ['scripts/run-ui-tests.mjs', '--no-build'], 'last'],
-].filter(([name]) => !(process.env.SKIP_STEPS ?? '').split(',').includes(name));
+  { name: 'host-v1', cmd: 'node', args: ['scripts/run-host-tests.mjs', '--no-build', '--api', 'v1', '--files', 'fs.,fs-large,fs-commands,systems,jobs,accounting,sbatch'], after: suites },
+  // A code-server and a browser of their own; after the v1 run, so that at most three VS Codes
+  // run at once, and only while the sign-in session ends.
+  { name: 'ui', cmd: 'node', args: ['scripts/run-ui-tests.mjs', '--no-build'], after: ['host-v1'] },
+];
+const skipSteps = (process.env.SKIP_STEPS ?? '').split(',');
+for (const s of steps) s.after = s.after.filter((a) => !skipSteps.includes(a));
+const planned = steps.filter((s) => !skipSteps.includes(s.name));
 
 let passed = 0, failed = 0, skipped = 0;
 /** Per step: seconds and the tests it counted, printed as a table at the end so growth is visible. */
@@ -57,6 +65,17 @@ const scan = (line, step) => {
   else if ((m = /^\s*(\d+) pending/.exec(line))) skipped += +m[1];
 };
 
+/** The steps running now: a SIGINT or SIGTERM of `npm test` is passed on to them (each step's
+ * runner stops its own gateways and VS Codes), and `npm test` ends when they have. */
+const children = new Set();
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.once(sig, () => {
+    for (const c of children) c.kill(sig);
+    const exit = () => (children.size ? setTimeout(exit, 100) : process.exit(sig === 'SIGINT' ? 130 : 143));
+    exit();
+  });
+}
+
 /** Runs one step; `live`: its output streams as it comes, else it is printed whole at the end. */
 function runStep(name, cmd, args, live) {
   const started = Date.now();
@@ -65,6 +84,7 @@ function runStep(name, cmd, args, live) {
   print(`\n##### ${name} #####\n`);
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
     let buf = '';
     const lines = [];
     child.stdout.on('data', (d) => {
@@ -75,12 +95,13 @@ function runStep(name, cmd, args, live) {
     });
     child.stderr.on('data', (d) => (live ? process.stderr.write(d) : out.push(d.toString())));
     child.on('close', (c) => {
+      children.delete(child);
       if (buf) lines.push(buf);
       const code = c ?? 1;
       const seconds = (Date.now() - started) / 1000;
       print(`##### ${name}: ${code === 0 ? 'ok' : 'FAILED'} (${seconds.toFixed(1)} s)\n`);
       if (!live) process.stdout.write(out.join(''));
-      // Counted after the step, in step order within a group: the digest stays per step.
+      // Counted when the step ends, whole: the digest stays per step.
       for (const l of lines) scan(l, name);
       capture = 0;
       resolve({ name, seconds, ok: code === 0 });
@@ -88,22 +109,35 @@ function runStep(name, cmd, args, live) {
   });
 }
 
+/** Whether step `w` waits, directly or through others, for the step named `name`. */
+const dependsOn = (w, name) => w.after.some((a) => a === name || dependsOn(planned.find((p) => p.name === a) ?? { after: [] }, name));
+
 const wallStarted = Date.now();
-for (let i = 0; i < steps.length;) {
-  const tag = steps[i][3];
-  const group = tag ? steps.filter((s, j) => j >= i && s[3] === tag) : [steps[i]];
-  i += group.length;
-  const results = await Promise.all(group.map(([name, cmd, args]) => runStep(name, cmd, args, group.length === 1)));
-  for (const r of results) {
+{
+  const done = new Set();
+  const running = new Map();
+  const waiting = [...planned];
+  while (waiting.length || running.size) {
+    for (const s of [...waiting]) {
+      if (!s.after.every((a) => done.has(a))) continue;
+      waiting.splice(waiting.indexOf(s), 1);
+      // A step streams as it goes only when it is alone from start to end (build).
+      const alone = running.size === 0 && waiting.every((w) => dependsOn(w, s.name));
+      running.set(s.name, runStep(s.name, s.cmd, s.args, alone).then((r) => ({ ...r, offset: (Date.now() - wallStarted) / 1000 - r.seconds })));
+    }
+    if (running.size === 0) break; // unreachable: every `after` names an earlier step
+    const r = await Promise.race(running.values());
+    running.delete(r.name);
+    done.add(r.name);
     timings.push(r);
     if (!r.ok) failedSteps.push(r.name);
   }
 }
 const total = timings.reduce((s, x) => s + x.seconds, 0);
-console.log('\nstep           seconds  share  result');
-for (const x of timings) console.log(`${x.name.padEnd(14)} ${x.seconds.toFixed(1).padStart(7)}  ${((100 * x.seconds) / (total || 1)).toFixed(0).padStart(4)}%  ${x.ok ? 'ok' : 'FAILED'}`);
+console.log('\nstep           seconds  share  start  result');
+for (const x of [...timings].sort((p, q) => p.offset - q.offset)) console.log(`${x.name.padEnd(14)} ${x.seconds.toFixed(1).padStart(7)}  ${((100 * x.seconds) / (total || 1)).toFixed(0).padStart(4)}%  ${x.offset.toFixed(0).padStart(5)}  ${x.ok ? 'ok' : 'FAILED'}`);
 console.log(`${'total'.padEnd(14)} ${total.toFixed(1).padStart(7)}  (steps added up)`);
-console.log(`${'wall'.padEnd(14)} ${((Date.now() - wallStarted) / 1000).toFixed(1).padStart(7)}  (lint, types and unit side by side; gateway, core (v2, v1) and reliability too; host and host-signin too; host-v1 and ui too)`);
+console.log(`${'wall'.padEnd(14)} ${((Date.now() - wallStarted) / 1000).toFixed(1).padStart(7)}  (each step starts when the steps it waits for end: see "start", seconds into the run)`);
 if (digest.length) console.log(`\nfailures (first lines of each report):\n${digest.join('\n')}`);
 if (failedSteps.length) console.log(`\nfailed steps: ${failedSteps.join(', ')}`);
 if (failedSteps.length && failed === 0) failed = failedSteps.length;
