@@ -42,8 +42,12 @@ if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
   log "installing Debian packages: ${missing[*]} (details in $LOG)"
   # `9>&-`: a service a package's postinst starts must not inherit (and so hold) the install lock.
-  quiet $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq 9>&-
-  quiet $SUDO env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" 9>&-
+  # The project's apt-get calls take turns on APT_LOCK (scripts/slurm.sh install may run at the
+  # same time, and `apt-get update` fails at once on a lists lock another apt-get holds);
+  # `flock -o` does not pass that lock on to apt-get.
+  APT_LOCK=/run/lock/firecrest-apt.lock
+  quiet $SUDO flock -o "$APT_LOCK" apt-get -o DPkg::Lock::Timeout=600 update -qq 9>&-
+  quiet $SUDO flock -o "$APT_LOCK" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" 9>&-
 fi
 
 if [ -f "$ENTRY" ] && [ -f "$DIR/.complete" ]; then

@@ -23,6 +23,8 @@ CLUSTER=localcluster
 PACKAGES=(munge slurm-wlm slurmctld slurmd slurm-client slurmdbd mariadb-server)
 # Stop order; `up` starts them in reverse.
 DAEMONS=(slurmd slurmctld slurmdbd mariadbd munged)
+# The project's apt-get calls take turns on this lock (scripts/install-test-host.sh uses it too).
+APT_LOCK=/run/lock/firecrest-apt.lock
 
 log() { printf '[slurm.sh] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
@@ -89,8 +91,11 @@ cmd_install() {
   log "installing: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   # `8>&-`: a service a package's postinst starts must not inherit (and so hold) the install lock.
-  apt-get -o DPkg::Lock::Timeout=600 update -qq 8>&-
-  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" 8>&-
+  # APT_LOCK: the test host's install (scripts/install-test-host.sh) may run at the same time, and
+  # `apt-get update` fails at once on a lists lock another apt-get holds (DPkg::Lock::Timeout
+  # waits only for dpkg's); `flock -o` does not pass that lock on to apt-get either.
+  flock -o "$APT_LOCK" apt-get -o DPkg::Lock::Timeout=600 update -qq 8>&-
+  flock -o "$APT_LOCK" apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" 8>&-
 }
 
 start_munge() {
