@@ -6,40 +6,50 @@ import { spawn } from 'node:child_process';
 // Each step starts as soon as the steps it names in `after` have ended (whatever their result),
 // so the run is a graph, not a row of phases: the wall time is its longest chain.
 // - build first, alone; lint and the type check (CPU) and the unit suite next, side by side.
-// - Then the gateway, core (API v2, and API v1 with the built-in scheduler pass) and reliability
-//   suites, side by side: each uses a fifth to a quarter of the two cores (they wait for Slurm,
-//   for Retry-After and for their own fault timers), each against gateways of its own.
+// - Then the gateway, core (API v2; API v1 with the built-in scheduler pass; search) and
+//   reliability suites, side by side: each uses a fifth to a quarter of the two cores (they wait
+//   for Slurm, for Retry-After and for their own fault timers), each against gateways of its own.
 // - The host runs each start their own gateway and VS Code, and mostly wait on the workbench:
 //   two of them side by side left the cores half idle (vmstat, 27 Nov 2026). The person's
 //   sign-in is a 5-minute session at a person's pace (a save and a listing a second): it starts
-//   with the suites and ends during the other host runs. After the suites, the main host run
-//   and the API v1 host run start together, and the UI screenshots follow the v1 run.
+//   right after the build and ends during the other host runs. After the suites, the in-host
+//   suite (in two VS Codes) and the API v1 host run start together, and the UI screenshots
+//   follow the first of them to end (549 s of wall time for 2,000 s of steps, 27 Nov 2026).
 const checks = ['lint', 'types', 'unit'];
-const suites = ['gateway', 'core', 'core-v1', 'reliability', 'reliability-2'];
+const hostJobs = 'jobs,output,sbatch,accounting,systems,dependencies,provenance,v1-features,sync';
+const suites = ['gateway', 'core', 'core-v1', 'core-search', 'reliability', 'reliability-2'];
 const steps = [
   { name: 'build', cmd: 'npm', args: ['run', '-s', 'build'], after: [] },
   { name: 'lint', cmd: 'npm', args: ['run', '-s', 'lint'], after: ['build'] },
   { name: 'types', cmd: 'npm', args: ['run', '-s', 'typecheck'], after: ['build'] },
   { name: 'unit', cmd: 'npm', args: ['run', '-s', 'test:unit'], after: ['build'] },
   { name: 'gateway', cmd: 'npm', args: ['run', '-s', 'test:gateway'], after: checks },
-  // `npm run test:core` in two halves side by side: API v2, and API v1 with the built-in scheduler pass.
-  { name: 'core', cmd: 'node', args: ['scripts/run-suites.mjs', 'test/core', '--api', 'v2', '--skip', '^(v1-)?arrays\\.'], after: checks },
+  // `npm run test:core` in three parts side by side: API v2; API v1 with the built-in scheduler
+  // pass; and the search suites (a Slurm job per search, a minute of waiting on API v2).
+  { name: 'core', cmd: 'node', args: ['scripts/run-suites.mjs', 'test/core', '--api', 'v2', '--skip', '^(v1-)?(arrays|search)\\.'], after: checks },
   // Both parts run whatever the first gave, so a failing run still counts every test.
-  { name: 'core-v1', cmd: 'sh', args: ['-c', 'node scripts/run-suites.mjs test/core --api v1 --skip "^(v1-)?arrays\\."; r=$?; node scripts/run-suites.mjs test/core --schedulers local --match "^(v1-)?(search|arrays)\\." || r=1; exit $r'], after: checks },
+  { name: 'core-v1', cmd: 'sh', args: ['-c', 'node scripts/run-suites.mjs test/core --api v1 --skip "^(v1-)?(arrays|search)\\."; r=$?; node scripts/run-suites.mjs test/core --schedulers local --match "^(v1-)?(search|arrays)\\." || r=1; exit $r'], after: checks },
+  { name: 'core-search', cmd: 'node', args: ['scripts/run-suites.mjs', 'test/core', '--match', '^(v1-)?search\\.'], after: checks },
   // The reliability suites in two parts: the fault workload and crash safety (mostly waiting on
   // injected latency and restarts), and the rest with the gateway's security suites.
   { name: 'reliability', cmd: 'node', args: ['scripts/test-reliability.mjs', '--part', 'long'], after: checks },
   { name: 'reliability-2', cmd: 'node', args: ['scripts/test-reliability.mjs', '--part', 'rest'], after: checks },
-  { name: 'host-signin', cmd: 'node', args: ['scripts/run-host-tests.mjs', '--no-build', '--files', 'signin'], after: checks },
-  { name: 'host', cmd: 'node', args: ['scripts/run-host-tests.mjs', '--no-build', '--skip-files', 'signin'], after: suites },
+  { name: 'host-signin', cmd: 'node', args: ['scripts/run-host-tests.mjs', '--no-build', '--files', 'signin'], after: ['build'] },
+  // The in-host suite in two VS Codes side by side: jobs, scripts and accounting; files and transfers.
+  { name: 'host', cmd: 'node', args: ['scripts/run-host-tests.mjs', '--no-build', '--files', hostJobs], after: suites },
+  { name: 'host-files', cmd: 'node', args: ['scripts/run-host-tests.mjs', '--no-build', '--skip-files', `signin,${hostJobs}`], after: suites },
   // The feature suites again on an API v1 connection (the build step above already built).
   { name: 'host-v1', cmd: 'node', args: ['scripts/run-host-tests.mjs', '--no-build', '--api', 'v1', '--files', 'fs.,fs-large,fs-commands,systems,jobs,accounting,sbatch'], after: suites },
-  // A code-server and a browser of their own; after the v1 run, so that at most three VS Codes
-  // run at once, and only while the sign-in session ends.
-  { name: 'ui', cmd: 'node', args: ['scripts/run-ui-tests.mjs', '--no-build'], after: ['host-v1'] },
+  // A code-server and a browser of their own: it starts when one of the three host runs has
+  // ended, so that at most three VS Codes run at once.
+  { name: 'ui', cmd: 'node', args: ['scripts/run-ui-tests.mjs', '--no-build'], after: suites, afterAny: ['host', 'host-files', 'host-v1'] },
 ];
 const skipSteps = (process.env.SKIP_STEPS ?? '').split(',');
-for (const s of steps) s.after = s.after.filter((a) => !skipSteps.includes(a));
+for (const s of steps) {
+  s.after = s.after.filter((a) => !skipSteps.includes(a));
+  // `afterAny`: one of these must have ended too (none, when all of them are skipped).
+  s.afterAny = (s.afterAny ?? []).filter((a) => !skipSteps.includes(a));
+}
 const planned = steps.filter((s) => !skipSteps.includes(s.name));
 
 let passed = 0, failed = 0, skipped = 0;
@@ -110,7 +120,8 @@ function runStep(name, cmd, args, live) {
 }
 
 /** Whether step `w` waits, directly or through others, for the step named `name`. */
-const dependsOn = (w, name) => w.after.some((a) => a === name || dependsOn(planned.find((p) => p.name === a) ?? { after: [] }, name));
+const dependsOn = (w, name) => w.after.some((a) => a === name || dependsOn(planned.find((p) => p.name === a) ?? { after: [] }, name))
+  || (w.afterAny.length > 0 && w.afterAny.every((a) => a === name || dependsOn(planned.find((p) => p.name === a) ?? { after: [], afterAny: [] }, name)));
 
 const wallStarted = Date.now();
 {
@@ -120,6 +131,7 @@ const wallStarted = Date.now();
   while (waiting.length || running.size) {
     for (const s of [...waiting]) {
       if (!s.after.every((a) => done.has(a))) continue;
+      if (s.afterAny.length && !s.afterAny.some((a) => done.has(a))) continue;
       waiting.splice(waiting.indexOf(s), 1);
       // A step streams as it goes only when it is alone from start to end (build).
       const alone = running.size === 0 && waiting.every((w) => dependsOn(w, s.name));
