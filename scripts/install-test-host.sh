@@ -46,6 +46,7 @@ if [ "${#missing[@]}" -gt 0 ]; then
   # same time, and `apt-get update` fails at once on a lists lock another apt-get holds);
   # `flock -o` does not pass that lock on to apt-get.
   APT_LOCK=/run/lock/firecrest-apt.lock
+  $SUDO mkdir -p /run/lock
   quiet $SUDO flock -o "$APT_LOCK" apt-get -o DPkg::Lock::Timeout=600 update -qq 9>&-
   quiet $SUDO flock -o "$APT_LOCK" env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" 9>&-
 fi
