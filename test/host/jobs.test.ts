@@ -25,6 +25,8 @@ interface JobsSnap {
   loading: boolean;
   notices: string[];
   tree: Snap[];
+  /** Refreshes the view sent to VS Code: of the whole tree, and of single rows or folders. */
+  refreshes: { root: number; nodes: number };
 }
 interface Ref {
   profile: string;
@@ -169,6 +171,28 @@ describe('Jobs view and job commands', function () {
     // The last-refreshed time, also while the next refresh runs ("updating… (12:00:00)").
     assert.match(snap.description ?? '', /^(updated |updating… \()\d\d:\d\d:\d\d/);
     assert.ok(snap.notices.some((n) => n.includes(`Job ${submitted!.jobId} `) && n.includes('completed with exit code 0')), snap.notices.join('\n'));
+  });
+
+  it('refreshes what a listing changed, never the whole tree, so that a row keeps its identity for its commands', async () => {
+    // A refresh of the whole tree makes VS Code forget every row until it has asked for them
+    // again; a context-menu command in that moment ran without its row ("which job?").
+    const before = (await jobsTree()).refreshes;
+    const listed = async () => {
+      const refreshed = vscode.commands.executeCommand<boolean>('firecrest.test.jobsRefreshed', 60_000);
+      await vscode.commands.executeCommand('firecrest.jobs.refresh');
+      assert.ok(await refreshed, 'a listing ended');
+    };
+    await listed();
+    // A new job changes the folders (it is pending or running, then finished): still no refresh
+    // of the whole tree.
+    const jobId = await client.submitJob(t.system, { script: '#!/bin/bash\nsleep 1\n', workingDirectory: home, name: `fc-rows-${tag}`, partition });
+    await waitFor('the new job in the tree', async () => {
+      await listed();
+      return (await findJob(jobId))?.group === 'Recently finished';
+    }, 90_000);
+    const after = (await jobsTree()).refreshes;
+    assert.equal(after.root, before.root, 'no refresh of the whole tree');
+    assert.ok(after.nodes > before.nodes, `the changed rows were refreshed (${before.nodes} -> ${after.nodes})`);
   });
 
   it('opens the output file itself through the file system provider (Open Job Output File)', async () => {

@@ -95,7 +95,10 @@ describe('Jobs view (UI)', () => {
     await item.hover();
     await page.keyboard.press('Enter');
     const preview = page.frameLocator('iframe.webview').frameLocator('iframe#active-frame');
-    await preview.locator('h1', { hasText: `Job ${done}: ui-finished` }).first().waitFor({ timeout: 30_000 });
+    await preview.locator('h1', { hasText: `Job ${done}: ui-finished` }).first().waitFor({ timeout: 30_000 }).catch(async (e: unknown) => {
+      await screenshot(page, 'job-details-failure');
+      throw e;
+    });
     await screenshot(page, 'job-details-rendered');
     // A preview (a webview) left open keeps the keyboard from the suites that follow.
     await runCommand(page, 'View: Close All Editors');

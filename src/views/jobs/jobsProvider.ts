@@ -1,6 +1,14 @@
 /**
  * TreeDataProvider of the Jobs view: connection (when several) > system > state group > job.
  * Children come straight from the model's pre-grouped arrays; nothing is fetched here.
+ *
+ * A new listing refreshes only what changed. VS Code's extension host forgets the rows under a
+ * refreshed node until the workbench has asked for them again (for the whole tree when the root
+ * is refreshed), and a context-menu command on a row in that moment runs without its row: Show
+ * Job Details or Cancel Job then asked "which job?". So a listing that leaves a folder's rows in
+ * place refreshes just the rows whose data changed (and the running ones, whose elapsed time
+ * moves), through the very objects VS Code holds; a folder whose rows changed is refreshed
+ * alone; the root only when the top level changes.
  */
 import * as vscode from 'vscode';
 import { DESCRIPTION_FIELDS, groupOf, jobTooltip, type DescriptionField } from '../../common/jobFormat';
@@ -9,28 +17,34 @@ import { isArrayParent } from '../../core/jobArrays';
 import { dependencyTargets } from '../../core/jobScript';
 import type { Job } from '../../core/model';
 import type { JobsModel, ProfileJobs, SystemJobs } from './jobsModel';
-import { toTreeItem, type JobsNode } from './jobsNodes';
+import { nodeId, toTreeItem, type JobsNode } from './jobsNodes';
 
 export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.Disposable {
-  private readonly _onDidChangeTreeData = new vscode.EventEmitter<JobsNode | undefined>();
+  private readonly _onDidChangeTreeData = new vscode.EventEmitter<JobsNode | JobsNode[] | undefined>();
   readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
   private readonly subs: vscode.Disposable[];
   /** What a job row's description shows (`firecrest.jobs.description`), read once per change. */
   private fields = readFields();
   /** How a system's jobs are grouped (`firecrest.jobs.groupBy`). */
   private groupBy = readGroupBy();
+  /** The children VS Code was last given, by their parent's id ('' for the top level). */
+  private readonly shown = new Map<string, JobsNode[]>();
+  /** Those nodes by id: the objects VS Code holds (it finds a node to refresh by identity). */
+  private readonly shownById = new Map<string, JobsNode>();
+  /** Refreshes sent to VS Code: of the whole tree, and of single nodes (for the tests). */
+  readonly refreshes = { root: 0, nodes: 0 };
 
   constructor(
     private readonly model: JobsModel,
     private readonly dependencies?: JobDependencies,
   ) {
     this.subs = [
-      model.onDidChange(() => this._onDidChangeTreeData.fire(undefined)),
+      model.onDidChange(() => this.update()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (!e.affectsConfiguration('firecrest.jobs.description') && !e.affectsConfiguration('firecrest.jobs.groupBy')) return;
         this.fields = readFields();
         this.groupBy = readGroupBy();
-        this._onDidChangeTreeData.fire(undefined);
+        this.refreshRoot();
       }),
     ];
   }
@@ -63,7 +77,55 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
     return item;
   }
 
+  /** VS Code's request: the children, remembered as what it holds now. */
   getChildren(n?: JobsNode): JobsNode[] {
+    const children = this.childrenOf(n);
+    const key = n ? nodeId(n) : '';
+    for (const old of this.shown.get(key) ?? []) this.shownById.delete(nodeId(old));
+    this.shown.set(key, children);
+    for (const c of children) this.shownById.set(nodeId(c), c);
+    return children;
+  }
+
+  /** A new listing or setting: refresh what changed (see the file's comment). */
+  private update(): void {
+    const changed = new Set<JobsNode>();
+    for (const [key, old] of [...this.shown]) {
+      const parent = key ? this.shownById.get(key) : undefined;
+      // No longer on screen (a folder above it was refreshed): VS Code asks again when it is.
+      if (key && !parent) {
+        this.shown.delete(key);
+        continue;
+      }
+      const next = this.childrenOf(parent);
+      if (next.length !== old.length || next.some((c, i) => nodeId(c) !== nodeId(old[i]))) {
+        if (!parent) return this.refreshRoot();
+        changed.add(parent);
+        continue;
+      }
+      for (let i = 0; i < next.length; i++) {
+        if (live(next[i]) || !same(next[i], old[i])) {
+          // In place: VS Code keeps the object, and reads the new data through it.
+          for (const k of Object.keys(old[i])) delete (old[i] as unknown as Record<string, unknown>)[k];
+          Object.assign(old[i], next[i]);
+          changed.add(old[i]);
+        }
+      }
+    }
+    if (changed.size === 0) return;
+    this.refreshes.nodes += changed.size;
+    this._onDidChangeTreeData.fire([...changed]);
+  }
+
+  private refreshRoot(): void {
+    this.shown.clear();
+    this.shownById.clear();
+    this.refreshes.root++;
+    this._onDidChangeTreeData.fire(undefined);
+  }
+
+  /** The children of `n` from the model now (a snapshot, a test, a benchmark; nothing remembered). */
+  childrenOf(n?: JobsNode): JobsNode[] {
     if (!n) {
       const profiles = this.model.profiles;
       if (profiles.length === 1) return this.profileChildren(profiles[0]);
@@ -82,10 +144,17 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
         const s = this.findSystem(n.profile, n.system);
         return this.jobNodes(n.profile, n.system, s?.groups?.[n.group] ?? []);
       }
-      case 'bucket':
-        return this.jobNodes(n.profile, n.system, n.jobs);
-      case 'job':
-        return n.tasks ? this.jobNodes(n.profile, n.system, n.tasks) : [];
+      case 'bucket': {
+        // From the model, not from the node: a node VS Code holds may be older than the listing.
+        const s = this.findSystem(n.profile, n.system);
+        const id = nodeId(n);
+        const bucket = s?.groups ? this.buckets(s).find((b) => nodeId(b) === id) : undefined;
+        return bucket?.kind === 'bucket' ? this.jobNodes(n.profile, n.system, bucket.jobs) : [];
+      }
+      case 'job': {
+        const tasks = n.tasks && (this.findSystem(n.profile, n.system)?.arrays?.get(n.jobId) ?? []);
+        return tasks ? this.jobNodes(n.profile, n.system, tasks) : [];
+      }
       default:
         return [];
     }
@@ -187,6 +256,30 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
     for (const d of this.subs) d.dispose();
     this._onDidChangeTreeData.dispose();
   }
+}
+
+/** A row whose text moves with the clock (a running job's elapsed time), or holds one that does. */
+function live(n: JobsNode): boolean {
+  return n.kind === 'job' && (!n.job.isFinal || !!n.tasks?.some((t) => !t.isFinal));
+}
+
+/** Whether two nodes hold the same data (and so draw the same row): plain values, arrays, objects. */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (a instanceof Error || b instanceof Error) return a instanceof Error && b instanceof Error && a.name === b.name && a.message === b.message;
+  if (a instanceof Date || b instanceof Date) return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!same(a[i], b[i])) return false;
+    return true;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  for (const k of keys) if (!same(x[k], y[k])) return false;
+  return true;
 }
 
 function readFields(): DescriptionField[] {

@@ -178,7 +178,9 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
       nextDelayMs: this.scheduler.currentDelayMs,
       backoffMs: this.scheduler.backoff,
       notices: [...this.notices],
-      tree: await snapshotTree(this.provider),
+      // From the model: the provider's own getChildren records what VS Code holds.
+      tree: await snapshotTree<JobsNode>({ getChildren: (n) => this.provider.childrenOf(n), getTreeItem: (n) => this.provider.getTreeItem(n) }),
+      refreshes: { ...this.provider.refreshes },
     };
   }
 
