@@ -83,6 +83,9 @@ function fakeConnections(client?: FirecrestClient): ConnectionService {
 interface Run {
   parseMs: number;
   treeMs: number;
+  /** The next listing of the same jobs (parsed again, as a poll does): the model and the tree's
+   * in-place refresh of what VS Code was shown (every row compared, the changed ones refreshed). */
+  nextMs: number;
   /** CPU time of this process for the whole run: what the code costs, whatever else the machine runs. */
   cpuMs: number;
   items: number;
@@ -108,7 +111,11 @@ function treeItemsOnce(body: string): Run {
   expand();
   const t2 = performance.now();
   const cpu = process.cpuUsage(cpu0);
-  return { parseMs: t1 - t0, treeMs: t2 - t1, cpuMs: (cpu.user + cpu.system) / 1000, items };
+  const again = foldArrayTwins((JobsW.parse(JSON.parse(body)).jobs ?? []).map(toJob));
+  const t3 = performance.now();
+  model.replace([{ profile: 'bench', signedIn: true, canAttach: true, systems: [{ profile: 'bench', system: 'cluster', jobs: again }] }]);
+  const nextMs = performance.now() - t3;
+  return { parseMs: t1 - t0, treeMs: t2 - t1, nextMs, cpuMs: (cpu.user + cpu.system) / 1000, items };
 }
 
 function part1(): void {
@@ -122,6 +129,8 @@ function part1(): void {
   const cpu = [...runs].sort((a, b) => a.cpuMs - b.cpuMs)[4];
   rows.push(['10,000-job listing: parse (JSON+schema+translate), median', `${med.parseMs.toFixed(1)} ms`, `best ${best.parseMs.toFixed(1)} ms`, '']);
   rows.push(['10,000-job listing: group + tree items (all expanded), median', `${med.treeMs.toFixed(1)} ms`, `best ${best.treeMs.toFixed(1)} ms, ${med.items} items`, '']);
+  const next = [...runs].sort((a, b) => a.nextMs - b.nextMs)[4];
+  rows.push(['the next listing of the same 10,000 jobs: model + in-place tree refresh, median', `${next.nextMs.toFixed(1)} ms`, 'parse not included; every shown row compared', '']);
   rows.push(['10,000-job listing: total wall, median of 9', `${wall(med).toFixed(1)} ms`, `best ${wall(best).toFixed(1)} ms; load avg ${loadavg()[0].toFixed(1)}`, '']);
   // Judged on CPU time: on a shared 2-core machine the wall time mostly measures the neighbours.
   rows.push(['10,000-job listing: total CPU time, median of 9', `${cpu.cpuMs.toFixed(1)} ms`, '< 200 ms', cpu.cpuMs < 200 ? 'PASS' : 'FAIL']);
@@ -218,7 +227,10 @@ async function main(): Promise<void> {
   console.log('| measure | value | detail | result |');
   console.log('|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.join(' | ')} |`);
-  emitTable('jobs', ['measure', 'value', 'detail', 'result'], rows, (r) => (r[3] ? { target: String(r[2]), met: r[3] === 'PASS' } : {}));
+  // Judged: the PASS/FAIL rows against their detail, and Follow Output's "all bytes" (a count, not a target).
+  emitTable('jobs', ['measure', 'value', 'detail', 'result'], rows, (r) =>
+    r[3] === 'PASS' || r[3] === 'FAIL' ? { target: String(r[2]), met: r[3] === 'PASS' }
+      : r[3] === 'all bytes' || r[3] === 'MISSING BYTES' ? { target: 'all bytes', met: r[3] === 'all bytes' } : {});
   if (rows.some((r) => r[3] === 'FAIL' || r[3] === 'MISSING BYTES')) process.exitCode = 1;
 }
 
