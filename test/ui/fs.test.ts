@@ -1,6 +1,6 @@
 /**
- * Remote files as a user sees them: "FirecREST: Open Remote Folder…" browses the home folder,
- * opens it in a new window, and the Explorer there lists the remote folder; a file of a subfolder
+ * Remote files as a user sees them: "FirecREST: Open Remote Folder…" starts in the home folder,
+ * opens a folder there in a new window, and the Explorer there lists the remote folder; a file of a subfolder
  * opens in an editor; its context menu has the FirecREST submenu. Screenshots: test-results/fs-open-remote-folder.png,
  * test-results/fs-remote-explorer.png, test-results/fs-context-submenu.png.
  */
@@ -87,51 +87,63 @@ async function oneErrorPerFailure(win: Page, file: Locator): Promise<void> {
 }
 
 /**
- * A file of this test's own in the home folder, for Search on Cluster to find: other suites run
- * beside this one in the same home and write files there, so the search
- * looks for a word no other file holds. Removed again by the returned function.
+ * A folder of this test's own in the home folder, with what the test opens and finds: other
+ * suites run beside this one in the same home and write files there, and a site's deployment has
+ * none of the local gateway's sample files. The search looks for a word no other file holds.
+ * Removed again by the returned function.
  */
-async function searchTarget(): Promise<{ name: string; word: string; remove(): Promise<void> }> {
+async function fixture(): Promise<{ home: string; dir: string; name: string; word: string; remove(): Promise<void> }> {
   const client = await testClient('ui-fs');
   const tag = randomUUID().slice(0, 8);
   const home = await remoteHome(client, SYSTEM);
+  const dir = `${home === '/' ? '' : home}/ui-fs-${tag}`;
   const name = `ui-fs-search-${tag}.txt`;
   const word = `needle${tag}`;
-  await client.uploadSmall(SYSTEM, home, name, new TextEncoder().encode(`Found by Search on Cluster: ${word}\n`));
+  const text = (s: string) => new TextEncoder().encode(s);
+  await client.mkdir(SYSTEM, `${dir}/data`, { parents: true });
+  await client.mkdir(SYSTEM, `${dir}/analysis`);
+  await client.uploadSmall(SYSTEM, `${dir}/data`, 'numbers.csv', text('x,y\n1,2\n2,4\n3,9\n4,16\n5,25\n'));
+  await client.uploadSmall(SYSTEM, `${dir}/analysis`, 'sum.py', text('import csv\n\nwith open("data/numbers.csv") as f:\n    rows = list(csv.DictReader(f))\nprint("sum of y:", sum(int(r["y"]) for r in rows))\n'));
+  await client.uploadSmall(SYSTEM, dir, name, text(`Found by Search on Cluster: ${word}\n`));
   return {
+    home,
+    dir,
     name,
     word,
     async remove() {
-      await client.remove(SYSTEM, `${home}/${name}`).catch(() => undefined);
+      await client.remove(SYSTEM, dir).catch(() => undefined);
       await client.dispose();
     },
   };
 }
 
 describe('remote folder in the Explorer', () => {
-  let target: Awaited<ReturnType<typeof searchTarget>>;
+  let target: Awaited<ReturnType<typeof fixture>>;
   before(async () => {
-    target = await searchTarget();
+    target = await fixture();
   });
   after(() => target?.remove());
 
-  it('opens the home folder through Open Remote Folder and shows a remote file in an editor', async () => {
+  it('starts Open Remote Folder in the home folder, opens a folder there and shows a remote file in an editor', async () => {
     const page = await openWorkbench();
     await runCommand(page, 'FirecREST: Open Remote Folder…');
     const rows = page.locator('.quick-input-list .monaco-list-row');
     // One connection and one system: the pick starts at the user's home and lists its folders.
-    await rows.filter({ hasText: 'Open /home/' }).first().waitFor({ timeout: 30_000 });
-    await rows.filter({ hasText: /\/home\/[^/]+\/data\// }).first().waitFor({ timeout: 30_000 });
+    const input = page.locator('.quick-input-widget input');
+    await rows.filter({ hasText: `Open ${target.home}` }).first().waitFor({ timeout: 30_000 });
+    await rows.filter({ hasText: `${target.dir}/` }).first().waitFor({ timeout: 30_000 });
+    assert.equal(await input.inputValue(), target.home === '/' ? '/' : `${target.home}/`);
+    // A typed path ending in / lists that folder; Enter opens the typed folder.
+    await input.fill(`${target.dir}/`);
+    await rows.filter({ hasText: `${target.dir}/data/` }).first().waitFor({ timeout: 30_000 });
     await screenshot(page, 'fs-open-remote-folder');
-    const typed = await page.locator('.quick-input-widget input').inputValue();
-    assert.match(typed, /^\/home\/[^/]+\/$/);
     await page.keyboard.press('Enter');
     await rows.filter({ hasText: 'Open in New Window' }).first().waitFor();
 
     const win = await newWindow(page, () => rows.filter({ hasText: 'Open in New Window' }).first().click());
     try {
       await win.setViewportSize({ width: 1400, height: 900 });
-      assert.match(decodeURIComponent(win.url()), new RegExp(`firecrest://${SYSTEM}/home/`));
+      assert.ok(decodeURIComponent(win.url()).includes(`firecrest://${SYSTEM}${target.dir}`), win.url());
       await win.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
       const explorer = win.locator('.explorer-folders-view');
       const row = (name: string) => explorer.locator('.monaco-list-row').filter({ hasText: new RegExp(`^${name}$`) }).first();

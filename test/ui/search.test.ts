@@ -4,23 +4,40 @@
  * match. Screenshot in test-results/search-results.png.
  */
 import * as assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { target } from '../support/target';
-import { testClient } from './support/client';
+import { remoteHome, testClient } from './support/client';
 import { openViewContainer, openWorkbench, runCommand, screenshot, view } from './support/workbench';
 
 describe('Search on Cluster (UI)', () => {
+  // A folder of the test's own with the file to find: a site's deployment has none of the local
+  // gateway's sample files, and other suites write into the same home.
+  const system = target().system;
+  let folder = '';
+  before(async () => {
+    const client = await testClient('ui-search');
+    try {
+      folder = `${(await remoteHome(client, system)).replace(/\/$/, '')}/ui-search-${randomUUID().slice(0, 8)}`;
+      await client.mkdir(system, folder);
+      const script = 'import csv\n\nwith open("data/numbers.csv") as f:\n    rows = list(csv.DictReader(f))\nprint("sum of y:", sum(int(r["y"]) for r in rows))\n';
+      await client.uploadSmall(system, folder, 'sum.py', new TextEncoder().encode(script));
+    } finally {
+      await client.dispose();
+    }
+  });
   after(async () => {
+    if (folder) {
+      const client = await testClient('ui-search');
+      await client.remove(system, folder).catch(() => undefined);
+      await client.dispose();
+    }
     const page = await openWorkbench();
     await runCommand(page, 'FirecREST: Clear Search Results').catch(() => undefined);
     await runCommand(page, 'View: Close All Editors').catch(() => undefined);
   });
 
-  it('searches the home folder and shows the results, highlighted; a click opens the line', async function () {
+  it('searches a folder and shows the results, highlighted; a click opens the line', async function () {
     this.timeout(180_000);
-    const system = target().system;
-    const client = await testClient('ui-search');
-    const user = (await client.userInfo(system)).user.name;
-    await client.dispose();
 
     const page = await openWorkbench();
     await openViewContainer(page, 'FirecREST');
@@ -32,7 +49,7 @@ describe('Search on Cluster (UI)', () => {
     const input = page.locator('.quick-input-widget input');
     // No remote folder in this window: the command asks which one.
     await page.locator('.quick-input-widget').filter({ hasText: 'Search on Cluster: folder' }).first().waitFor({ timeout: 15_000 });
-    await input.fill(`firecrest://${system}/home/${user}/analysis`);
+    await input.fill(`firecrest://${system}${folder}`);
     await page.keyboard.press('Enter');
     await page.locator('.quick-input-widget').filter({ hasText: 'Literal text' }).first().waitFor({ timeout: 15_000 });
     await input.fill('rows');

@@ -16,7 +16,18 @@ export function testClient(name: string, over: Partial<Omit<ClientOptions, 'prof
   });
 }
 
-/** The test user's home folder on `system`, as the Explorer shows it. */
+/**
+ * The folder "Open Remote Folder…" starts in (src/commands/files/openRemoteFolder.ts): `/home/<user>`
+ * when it is a folder, else `<default work dir>/<user>`, else the default work dir. A site's
+ * deployment need not keep homes under /home.
+ */
 export async function remoteHome(client: FirecrestClient, system: string): Promise<string> {
-  return `/home/${(await client.userInfo(system)).user.name}`;
+  const user = (await client.userInfo(system)).user.name;
+  const work = (await client.systems()).find((s) => s.name === system)?.fileSystems.find((f) => f.defaultWorkDir)?.path;
+  const candidates = [`/home/${user}`, ...(work ? [`${work.replace(/\/+$/, '')}/${user}`, work] : [])];
+  for (const path of candidates) {
+    const st = await client.stat(system, path, { dereference: true }).catch(() => undefined);
+    if (st && (st.mode & 0o170000) === 0o040000) return path;
+  }
+  return '/';
 }
