@@ -31,6 +31,8 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
   private readonly shown = new Map<string, JobsNode[]>();
   /** Those nodes by id: the objects VS Code holds (it finds a node to refresh by identity). */
   private readonly shownById = new Map<string, JobsNode>();
+  /** The day the rows were drawn on: times of other days carry their date (`Nov 24 14:03`). */
+  private day = new Date().toDateString();
   /** Refreshes sent to VS Code: of the whole tree, and of single nodes (for the tests). */
   readonly refreshes = { root: 0, nodes: 0 };
 
@@ -89,6 +91,7 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
 
   /** A new listing or setting: refresh what changed (see the file's comment). */
   private update(): void {
+    if (new Date().toDateString() !== this.day) return this.refreshRoot();
     const changed = new Set<JobsNode>();
     for (const [key, old] of [...this.shown]) {
       const parent = key ? this.shownById.get(key) : undefined;
@@ -118,6 +121,7 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
   }
 
   private refreshRoot(): void {
+    this.day = new Date().toDateString();
     this.shown.clear();
     this.shownById.clear();
     this.refreshes.root++;
