@@ -120,8 +120,9 @@ function runStep(name, cmd, args, live) {
 }
 
 /** Whether step `w` waits, directly or through others, for the step named `name`. */
-const dependsOn = (w, name) => w.after.some((a) => a === name || dependsOn(planned.find((p) => p.name === a) ?? { after: [] }, name))
-  || (w.afterAny.length > 0 && w.afterAny.every((a) => a === name || dependsOn(planned.find((p) => p.name === a) ?? { after: [], afterAny: [] }, name)));
+const stepNamed = (name) => planned.find((p) => p.name === name) ?? { after: [], afterAny: [] };
+const dependsOn = (w, name) => w.after.some((a) => a === name || dependsOn(stepNamed(a), name))
+  || (w.afterAny.length > 0 && w.afterAny.every((a) => a === name || dependsOn(stepNamed(a), name)));
 
 const wallStarted = Date.now();
 {
