@@ -10,6 +10,7 @@
  * moves), through the very objects VS Code holds; a folder whose rows changed is refreshed
  * alone; the root only when the top level changes.
  */
+import { isDeepStrictEqual } from 'node:util';
 import * as vscode from 'vscode';
 import { DESCRIPTION_FIELDS, groupOf, jobTooltip, type DescriptionField } from '../../common/jobFormat';
 import type { JobDependencies } from '../../common/jobDependencies';
@@ -33,6 +34,8 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
   private readonly shownById = new Map<string, JobsNode>();
   /** The day the rows were drawn on: times of other days carry their date (`Nov 24 14:03`). */
   private day = new Date().toDateString();
+  /** The buckets of each system of the current listing (see bucketsById). */
+  private readonly bucketMemo = new WeakMap<SystemJobs, { groupBy: JobsGroupBy; groups: SystemJobs['groups']; byId: Map<string, JobsNode> }>();
   /** Refreshes sent to VS Code: of the whole tree, and of single nodes (for the tests). */
   readonly refreshes = { root: 0, nodes: 0 };
 
@@ -107,7 +110,7 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
         continue;
       }
       for (let i = 0; i < next.length; i++) {
-        if (live(next[i]) || !same(next[i], old[i])) {
+        if (live(next[i]) || !isDeepStrictEqual(next[i], old[i])) {
           // In place: VS Code keeps the object, and reads the new data through it.
           for (const k of Object.keys(old[i])) delete (old[i] as unknown as Record<string, unknown>)[k];
           Object.assign(old[i], next[i]);
@@ -151,8 +154,7 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
       case 'bucket': {
         // From the model, not from the node: a node VS Code holds may be older than the listing.
         const s = this.findSystem(n.profile, n.system);
-        const id = nodeId(n);
-        const bucket = s?.groups ? this.buckets(s).find((b) => nodeId(b) === id) : undefined;
+        const bucket = s?.groups ? this.bucketsById(s).get(nodeId(n)) : undefined;
         return bucket?.kind === 'bucket' ? this.jobNodes(n.profile, n.system, bucket.jobs) : [];
       }
       case 'job': {
@@ -210,6 +212,16 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
     return { kind: 'group', profile, system, group, count: s.groups[group].length };
   }
 
+  /** The system's buckets by node id, built once per listing (new groups) and grouping. */
+  private bucketsById(s: SystemJobs): Map<string, JobsNode> {
+    let memo = this.bucketMemo.get(s);
+    if (memo?.groupBy !== this.groupBy || memo.groups !== s.groups) {
+      memo = { groupBy: this.groupBy, groups: s.groups, byId: new Map(this.buckets(s).map((b) => [nodeId(b), b])) };
+      this.bucketMemo.set(s, memo);
+    }
+    return memo.byId;
+  }
+
   /** The system's jobs by partition or name (running, then pending, then finished in each), then the Transfers group. */
   private buckets(s: SystemJobs): JobsNode[] {
     const by = this.groupBy as 'partition' | 'name';
@@ -265,25 +277,6 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
 /** A row whose text moves with the clock (a running job's elapsed time), or holds one that does. */
 function live(n: JobsNode): boolean {
   return n.kind === 'job' && (!n.job.isFinal || !!n.tasks?.some((t) => !t.isFinal));
-}
-
-/** Whether two nodes hold the same data (and so draw the same row): plain values, arrays, objects. */
-function same(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (a instanceof Error || b instanceof Error) return a instanceof Error && b instanceof Error && a.name === b.name && a.message === b.message;
-  if (a instanceof Date || b instanceof Date) return a instanceof Date && b instanceof Date && a.getTime() === b.getTime();
-  if (Array.isArray(a) || Array.isArray(b)) {
-    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!same(a[i], b[i])) return false;
-    return true;
-  }
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  const keys = Object.keys(x);
-  if (keys.length !== Object.keys(y).length) return false;
-  for (const k of keys) if (!same(x[k], y[k])) return false;
-  return true;
 }
 
 function readFields(): DescriptionField[] {
