@@ -119,11 +119,6 @@ function runStep(name, cmd, args, live) {
   });
 }
 
-/** Whether step `w` waits, directly or through others, for the step named `name`. */
-const stepNamed = (name) => planned.find((p) => p.name === name) ?? { after: [], afterAny: [] };
-const dependsOn = (w, name) => w.after.some((a) => a === name || dependsOn(stepNamed(a), name))
-  || (w.afterAny.length > 0 && w.afterAny.every((a) => a === name || dependsOn(stepNamed(a), name)));
-
 const wallStarted = Date.now();
 {
   const done = new Set();
@@ -134,8 +129,8 @@ const wallStarted = Date.now();
       if (!s.after.every((a) => done.has(a))) continue;
       if (s.afterAny.length && !s.afterAny.some((a) => done.has(a))) continue;
       waiting.splice(waiting.indexOf(s), 1);
-      // A step streams as it goes only when it is alone from start to end (build).
-      const alone = running.size === 0 && waiting.every((w) => dependsOn(w, s.name));
+      // Streamed as it goes when it runs alone (the build, or a single step left by SKIP_STEPS).
+      const alone = s.name === 'build' || planned.length === 1;
       running.set(s.name, runStep(s.name, s.cmd, s.args, alone).then((r) => ({ ...r, offset: (Date.now() - wallStarted) / 1000 - r.seconds })));
     }
     if (running.size === 0) break; // unreachable: every `after` names an earlier step
