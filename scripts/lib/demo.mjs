@@ -43,8 +43,8 @@ const FILES = {
     '- data/numbers.csv and analysis/sum.py are something to edit and run.',
     '',
   ].join('\n'),
-  'data/numbers.csv': 'x,y\n1,2\n2,4\n3,9\n4,16\n5,25\n',
-  'analysis/sum.py': 'import csv\n\nwith open("data/numbers.csv") as f:\n    rows = list(csv.DictReader(f))\nprint("sum of y:", sum(int(r["y"]) for r in rows))\n',
+  // Something to edit and run; the UI tests make the same files in folders of their own.
+  ...JSON.parse(readFileSync(join(repoRoot, 'scripts/lib/sample-project.json'), 'utf8')),
 };
 
 /** Puts the sample files into the user's home unless they are there already. Returns what it wrote. */

@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import { randomUUID } from 'node:crypto';
-import { remoteHome, testClient } from './support/client';
+import { sampleFolder } from './support/client';
 import { admin, adminAvailable, requestsMatching } from './support/gateway';
 import { openWorkbench, runCommand, screenshot } from './support/workbench';
 
@@ -87,34 +87,14 @@ async function oneErrorPerFailure(win: Page, file: Locator): Promise<void> {
 }
 
 /**
- * A folder of this test's own in the home folder, with what the test opens and finds: other
- * suites run beside this one in the same home and write files there, and a site's deployment has
- * none of the local gateway's sample files. The search looks for a word no other file holds.
- * Removed again by the returned function.
+ * A folder of this test's own with the sample project, and a file for Search on Cluster to find
+ * with a word no other file holds. Removed again by the returned function.
  */
 async function fixture(): Promise<{ home: string; dir: string; name: string; word: string; remove(): Promise<void> }> {
-  const client = await testClient('ui-fs');
   const tag = randomUUID().slice(0, 8);
-  const home = await remoteHome(client, SYSTEM);
-  const dir = `${home === '/' ? '' : home}/ui-fs-${tag}`;
   const name = `ui-fs-search-${tag}.txt`;
   const word = `needle${tag}`;
-  const text = (s: string) => new TextEncoder().encode(s);
-  await client.mkdir(SYSTEM, `${dir}/data`, { parents: true });
-  await client.mkdir(SYSTEM, `${dir}/analysis`);
-  await client.uploadSmall(SYSTEM, `${dir}/data`, 'numbers.csv', text('x,y\n1,2\n2,4\n3,9\n4,16\n5,25\n'));
-  await client.uploadSmall(SYSTEM, `${dir}/analysis`, 'sum.py', text('import csv\n\nwith open("data/numbers.csv") as f:\n    rows = list(csv.DictReader(f))\nprint("sum of y:", sum(int(r["y"]) for r in rows))\n'));
-  await client.uploadSmall(SYSTEM, dir, name, text(`Found by Search on Cluster: ${word}\n`));
-  return {
-    home,
-    dir,
-    name,
-    word,
-    async remove() {
-      await client.remove(SYSTEM, dir).catch(() => undefined);
-      await client.dispose();
-    },
-  };
+  return { ...(await sampleFolder(SYSTEM, 'ui-fs', { [name]: `Found by Search on Cluster: ${word}\n` })), name, word };
 }
 
 describe('remote folder in the Explorer', () => {

@@ -4,33 +4,19 @@
  * match. Screenshot in test-results/search-results.png.
  */
 import * as assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { target } from '../support/target';
-import { remoteHome, testClient } from './support/client';
+import { sampleFolder } from './support/client';
 import { openViewContainer, openWorkbench, runCommand, screenshot, view } from './support/workbench';
 
 describe('Search on Cluster (UI)', () => {
-  // A folder of the test's own with the file to find: a site's deployment has none of the local
-  // gateway's sample files, and other suites write into the same home.
+  // A folder of the test's own with the file to find (support/client.ts: sampleFolder).
   const system = target().system;
-  let folder = '';
+  let folder: Awaited<ReturnType<typeof sampleFolder>> | undefined;
   before(async () => {
-    const client = await testClient('ui-search');
-    try {
-      folder = `${(await remoteHome(client, system)).replace(/\/$/, '')}/ui-search-${randomUUID().slice(0, 8)}`;
-      await client.mkdir(system, folder);
-      const script = 'import csv\n\nwith open("data/numbers.csv") as f:\n    rows = list(csv.DictReader(f))\nprint("sum of y:", sum(int(r["y"]) for r in rows))\n';
-      await client.uploadSmall(system, folder, 'sum.py', new TextEncoder().encode(script));
-    } finally {
-      await client.dispose();
-    }
+    folder = await sampleFolder(system, 'ui-search');
   });
   after(async () => {
-    if (folder) {
-      const client = await testClient('ui-search');
-      await client.remove(system, folder).catch(() => undefined);
-      await client.dispose();
-    }
+    await folder?.remove();
     const page = await openWorkbench();
     await runCommand(page, 'FirecREST: Clear Search Results').catch(() => undefined);
     await runCommand(page, 'View: Close All Editors').catch(() => undefined);
@@ -49,7 +35,7 @@ describe('Search on Cluster (UI)', () => {
     const input = page.locator('.quick-input-widget input');
     // No remote folder in this window: the command asks which one.
     await page.locator('.quick-input-widget').filter({ hasText: 'Search on Cluster: folder' }).first().waitFor({ timeout: 15_000 });
-    await input.fill(`firecrest://${system}${folder}`);
+    await input.fill(`firecrest://${system}${folder!.dir}/analysis`);
     await page.keyboard.press('Enter');
     await page.locator('.quick-input-widget').filter({ hasText: 'Literal text' }).first().waitFor({ timeout: 15_000 });
     await input.fill('rows');

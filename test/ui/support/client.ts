@@ -3,6 +3,9 @@
  * job to show, writing a file to find). The extension in the workbench has its own connection;
  * this one only prepares and verifies what the screen should show.
  */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { createClient, type ClientOptions, type FirecrestClient } from '../../../src/core/index';
 import { target } from '../../support/target';
 
@@ -30,4 +33,32 @@ export async function remoteHome(client: FirecrestClient, system: string): Promi
     if (st && (st.mode & 0o170000) === 0o040000) return path;
   }
   return '/';
+}
+
+/** The sample project `npm start` puts into the home (`data/numbers.csv`, `analysis/sum.py`). */
+const SAMPLE: Record<string, string> = JSON.parse(readFileSync(resolve(__dirname, '../../../scripts/lib/sample-project.json'), 'utf8')) as Record<string, string>;
+
+/**
+ * A folder of a UI test's own in the home folder (`<home>/<prefix>-<random>`), holding the sample
+ * project and `extra` files: a site's deployment has none of the local gateway's sample files,
+ * and other suites write into the same home. `remove` deletes the folder.
+ */
+export async function sampleFolder(system: string, prefix: string, extra: Record<string, string> = {}): Promise<{ home: string; dir: string; remove(): Promise<void> }> {
+  const client = await testClient(prefix);
+  const home = await remoteHome(client, system);
+  const dir = `${home.replace(/\/$/, '')}/${prefix}-${randomUUID().slice(0, 8)}`;
+  for (const [rel, text] of Object.entries({ ...SAMPLE, ...extra })) {
+    const path = `${dir}/${rel}`;
+    const parent = path.slice(0, path.lastIndexOf('/'));
+    await client.mkdir(system, parent, { parents: true });
+    await client.uploadSmall(system, parent, path.slice(parent.length + 1), new TextEncoder().encode(text));
+  }
+  return {
+    home,
+    dir,
+    async remove() {
+      await client.remove(system, dir).catch(() => undefined);
+      await client.dispose();
+    },
+  };
 }
