@@ -20,6 +20,11 @@ export interface FaultConfig {
   seed?: number;
   /** 429 with `Retry-After: retryAfterSeconds` (default 1). */
   rateLimit?: FaultSwitch & { retryAfterSeconds?: number };
+  /**
+   * Holds the request, before its handler runs, until the switches are next replaced or cleared:
+   * a test decides when it goes on (e.g. to act while a command is half done).
+   */
+  hold?: FaultSwitch;
   /** Delays the request by a uniform draw in [minMs, ms] (minMs defaults to 0). */
   latency?: FaultSwitch & { ms?: number; minMs?: number };
   /** Answers with one of `statuses` (default 500, 502, 503) and a v2 error body. */
@@ -34,8 +39,8 @@ export interface FaultConfig {
   corruptBody?: FaultSwitch;
 }
 
-export type FaultName = 'rateLimit' | 'latency' | 'error' | 'dropBefore' | 'dropAfter' | 'cutBody' | 'corruptBody';
-const NAMES: FaultName[] = ['rateLimit', 'latency', 'error', 'dropBefore', 'dropAfter', 'cutBody', 'corruptBody'];
+export type FaultName = 'rateLimit' | 'hold' | 'latency' | 'error' | 'dropBefore' | 'dropAfter' | 'cutBody' | 'corruptBody';
+const NAMES: FaultName[] = ['rateLimit', 'hold', 'latency', 'error', 'dropBefore', 'dropAfter', 'cutBody', 'corruptBody'];
 
 /** mulberry32: tiny, fast, good enough for fault dice; seeded so runs replay. */
 function prng(seed: number): () => number {
@@ -76,6 +81,9 @@ export class Faults {
   private config: FaultConfig = {};
   private regex = new Map<FaultName, RegExp | undefined>();
   private random: () => number = prng(1);
+  /** Lets the requests held so far go on (see `hold`). */
+  private release: () => void = () => undefined;
+  private released: Promise<void> = Promise.resolve();
 
   constructor(initial: FaultConfig = {}) {
     this.set(initial);
@@ -84,6 +92,8 @@ export class Faults {
   /** Replaces every switch (the admin API's PUT). */
   set(config: FaultConfig): void {
     this.config = structuredClone(checkFaultConfig(config));
+    this.release();
+    this.released = new Promise((resolve) => (this.release = resolve));
     this.regex.clear();
     for (const name of NAMES) {
       const m = this.config[name]?.match;
@@ -116,6 +126,11 @@ export class Faults {
       return true;
     }
     return (sw.rate ?? 0) > 0 && this.random() < (sw.rate ?? 0);
+  }
+
+  /** Resolves when the switches are next replaced or cleared: the end of a `hold`. */
+  untilReleased(): Promise<void> {
+    return this.released;
   }
 
   latencyMs(): number {

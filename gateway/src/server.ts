@@ -118,6 +118,7 @@ async function applyFaults(faults: Faults, req: FastifyRequest, reply: FastifyRe
     req.raw.socket.destroy();
     return reply;
   }
+  if (faults.hit('hold', subject)) await faults.untilReleased();
   if (faults.hit('latency', subject)) await new Promise((r) => setTimeout(r, faults.latencyMs()));
   if (faults.hit('rateLimit', subject)) {
     const after = faults.retryAfterSeconds();

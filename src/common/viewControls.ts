@@ -19,8 +19,12 @@ export interface JobsViewControl {
   setFilter(filter: JobsFilter): void;
   /** Marks a job as one to watch (fresh submission) and refreshes soon. */
   track(ref: JobRef): void;
-  /** These jobs were cancelled by the user here: their end is no news (no warning). */
-  cancelledByUser(refs: readonly JobRef[]): void;
+  /**
+   * The user is cancelling this job here: its end is no news (no warning). Called before the
+   * cancel is sent, since the tree may see the job end before the cancel's answer arrives; the
+   * returned function takes it back when the cancel failed.
+   */
+  cancelling(ref: JobRef): () => void;
   /** Shows the job in the tree (refreshes first when it is not there yet). */
   reveal(ref: JobRef): Promise<void>;
   /** Re-runs the failed load behind an error node. */

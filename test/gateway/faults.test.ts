@@ -42,6 +42,19 @@ void describe('fault switches', { skip: gatewayOnly() }, () => {
     assert.ok(Date.now() - started >= 400, `took ${Date.now() - started} ms`);
   });
 
+  void it('a held request goes on only when the switches are next set, other requests meanwhile', async () => {
+    await admin('PUT', '/faults', { hold: { next: 1, match: `^${systems}$` } });
+    let answered = false;
+    const held = api('/status/systems').then((r) => ((answered = true), r));
+    // A request the switch does not match is answered while the other one waits.
+    assert.equal((await api(`/status/${t.system}/userinfo`)).status, 200);
+    // Seen by the gateway (the countdown is spent) and still unanswered.
+    assert.equal((await admin('GET', '/faults')).body.hold.next, 0);
+    assert.equal(answered, false);
+    await admin('DELETE', '/faults');
+    assert.equal((await held).status, 200);
+  });
+
   void it('an error rate answers 5xx with the v2 error body', async () => {
     await admin('PUT', '/faults', { error: { next: 1, statuses: [502] } });
     const r = await api('/status/systems');

@@ -27,22 +27,22 @@ export async function cancelJob(services: ExtensionServices, jobs: JobsViewContr
   }
   const done: string[] = [];
   const failures: string[] = [];
-  const cancelled: JobRef[] = [];
   for (const r of refs) {
+    const profile = r.profile || services.connections.defaultProfileName();
+    // Their end is what the user asked for: one summary here, no warning per job when they end.
+    // Said before the cancel goes out: the tree may see the first job end while the next is cancelled.
+    const takeBack = jobs.cancelling({ ...r, profile: profile ?? r.profile });
     try {
-      const profile = r.profile || services.connections.defaultProfileName();
       const client = await services.connections.client(profile);
       // A task of an array (or its tasks not started) alone; an array's id cancels every task.
       if (r.job?.array && !isArrayParent(r.job)) await client.cancelJobTask(r.system, r.job);
       else await client.cancelJob(r.system, r.jobId);
       done.push(r.jobId);
-      cancelled.push({ ...r, profile: profile ?? r.profile });
     } catch (e) {
+      takeBack();
       failures.push(`${r.jobId}: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
-  // Their end is what the user asked for: one summary here, no warning per job when they end.
-  jobs.cancelledByUser(cancelled);
   jobs.refresh();
   if (failures.length) throw new Error(`Could not cancel ${failures.join('; ')}`);
   if (done.length > 1) void vscode.window.showInformationMessage(`Cancelled ${done.length} jobs: ${done.join(', ')}.`);

@@ -194,8 +194,10 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
     }
   }
 
-  cancelledByUser(refs: readonly JobRef[]): void {
-    for (const r of refs) this.userCancelled.add(`${r.profile}/${r.system}/${r.jobId}`);
+  cancelling(ref: JobRef): () => void {
+    const key = `${ref.profile}/${ref.system}/${ref.jobId}`;
+    this.userCancelled.add(key);
+    return () => this.userCancelled.delete(key);
   }
 
   private notifyFinished(ref: JobRef, job: Job): void {
