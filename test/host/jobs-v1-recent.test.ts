@@ -32,6 +32,9 @@ async function findJob(jobId: string): Promise<{ group: string; row: SnapshotNod
 }
 
 describe('Jobs view on API v1: jobs that finished before the connection was added', function () {
+  // Each wait below is a guard against a hang, not a budget: on a loaded machine (two CI runs on
+  // 2 cores) API v1 listings and sacct take a good part of them, and a test's time is their sum.
+  this.timeout(240_000);
   const t = target();
   const connect = (name: string) => vscode.commands.executeCommand('firecrest.addConnection', {
     name, url: t.url, apiVersion: t.apiVersion, tokenUrl: t.tokenUrl, clientId: t.clientId, clientSecret: t.clientSecret, defaultSystem: t.system,

@@ -79,6 +79,9 @@ printf 'the end without newline'
 `;
 
 describe('Jobs view and job commands', function () {
+  // Each wait below is a guard against a hang, not a budget: on a loaded machine (two CI runs on
+  // 2 cores) API v1 listings and sacct take a good part of them, and a test's time is their sum.
+  this.timeout(240_000);
   const t = target();
   let client: FirecrestClient;
   let home: string;
@@ -372,7 +375,6 @@ describe('Jobs view and job commands', function () {
   });
 
   it('cancels every job selected in the tree at once', async function () {
-    this.timeout(240_000);
     const refs: Ref[] = [];
     for (const n of [1, 2]) {
       const file = join(dir, `multi-${n}-${tag}.sh`);
@@ -417,7 +419,6 @@ describe('Jobs view and job commands', function () {
   });
 
   it('filters by name and shows all users on request, saying so in the view', async function () {
-    this.timeout(240_000);
     assert.ok(submitted);
     await vscode.commands.executeCommand('firecrest.jobs.filter', { name: `fc-out-${tag}` });
     const jobLabels = (ns: Snap[], out: string[] = []): string[] => {
@@ -479,7 +480,6 @@ describe('Jobs view and job commands', function () {
   });
 
   it('backs off after 429s and says so in the view description', async function () {
-    this.timeout(240_000);
     if (gatewayOnly()) this.skip();
     const gw = t.gateway!;
     const put = await fetch(`${gw.admin!.replace(/\/+$/, '')}/faults`, {
@@ -505,7 +505,6 @@ describe('Jobs view and job commands', function () {
   });
 
   it('shows a failing listing as an error node with Retry', async function () {
-    this.timeout(240_000);
     if (gatewayOnly()) this.skip();
     const gw = t.gateway!;
     const put = await fetch(`${gw.admin!.replace(/\/+$/, '')}/faults`, {

@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { UnauthorizedError, isCancellation } from '../../core/errors';
 import type { ExtensionServices } from '../../common/services';
+import { WAITED_QUERY_TIMEOUT_MS } from '../../common/waitedQueries';
 import type { UserInfo } from '../../core/model';
 import { WebviewPanelHost } from '../panelHost';
 import type { AccountingConnection, AccountingForm, AccountingRow, AccountingToHost, AccountingToWebview } from '../protocol';
@@ -19,12 +20,6 @@ export { webviewOptions } from '../panelHost';
 
 /** The longest look-back of the v2 job listing (`time_window=7d`), plus a minute of slack. */
 const V2_LOOKBACK_S = 7 * 86_400 + 60;
-/**
- * A query's own wait for its answer, longer than a request's default 30 s: the user asked for it
- * and waits on purpose, and `sacct` over a month of a busy account can take a minute on a loaded
- * controller (a newer query, or closing the panel, still stops it at once).
- */
-const QUERY_TIMEOUT_MS = 120_000;
 type Results = Extract<AccountingToWebview, { type: 'results' }>;
 
 export class AccountingPanel extends WebviewPanelHost<AccountingToHost, AccountingToWebview> {
@@ -123,7 +118,7 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
     try {
       const client = await this.services.connections.client(form.profile);
       const started = Date.now();
-      const jobs = await client.accounting(form.system, { ...query, signal: ctl.signal, timeoutMs: QUERY_TIMEOUT_MS });
+      const jobs = await client.accounting(form.system, { ...query, signal: ctl.signal, timeoutMs: WAITED_QUERY_TIMEOUT_MS });
       // Who cancelled a job is a uid: the user's own is shown by name.
       const me = jobs.some((j) => / by \d+$/.test(j.state)) ? await this.whoAmI(form.profile, form.system, () => client.userInfo(form.system, { signal: ctl.signal })) : undefined;
       const rows: AccountingRow[] = jobs.filter((j) => matchesForm(j, form)).map((j) => toRow(j, me));

@@ -1,0 +1,7 @@
+/**
+ * How long a query the user sits and waits for may take to answer: a job listing behind a picker,
+ * an accounting query. Longer than a request's usual 30 s, because the server runs `squeue` and
+ * `sacct` over the user's recent jobs, and with thousands of them on a loaded controller that
+ * takes more than 30 s. The user can still stop it at once (Escape, a newer query, closing).
+ */
+export const WAITED_QUERY_TIMEOUT_MS = 120_000;
