@@ -17,7 +17,10 @@ const PROFILE = 'search-test';
 const enc = (s: string) => new TextEncoder().encode(s);
 const snapshot = async () => (await vscode.commands.executeCommand<SearchViewSnapshot>('firecrest.test.searchView'));
 
-describe('Search on Cluster', () => {
+describe('Search on Cluster', function () {
+  // Each search is a Slurm job: on a loaded machine (two CI runs on 2 cores) a test's waits for
+  // them add up past mocha's 60 s. The waits are guards against a hang, not budgets.
+  this.timeout(240_000);
   const t = target();
   let client: FirecrestClient;
   let base: FirecrestUri;
