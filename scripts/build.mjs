@@ -56,8 +56,6 @@ const SHARED = {
   'src/core/transfer/transferDeps.ts': 'shared',
   'src/webviews/transfers/descriptor.ts': 'shared',
   'src/common/transferJobs.ts': 'shared',
-  // How long a query the user waits for may take: the Jobs view and pickers (entry), accounting.
-  'src/common/waitedQueries.ts': 'shared',
   // The webview panel base, loaded with the first panel host (accounting or transfers).
   'src/webviews/panelHost.ts': 'webviews',
   'src/webviews/html.ts': 'webviews',

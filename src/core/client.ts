@@ -20,6 +20,13 @@ export interface ClientOptions {
   logger?: Logger;
   /** Default per-request timeout in ms (default 30 000). */
   requestTimeoutMs?: number;
+  /**
+   * How long a listing of the user's jobs may take to answer, in ms (default 120 000, never less
+   * than `requestTimeoutMs`). The server runs `squeue` and `sacct` over all their recent jobs;
+   * with thousands of them on a busy controller that takes longer than other calls. A call's own
+   * `timeoutMs` still wins.
+   */
+  listingTimeoutMs?: number;
   /** How many times a 429 is retried before RateLimitedError (default 5). */
   maxRateLimitRetries?: number;
   /** Longest single wait honoured for a 429, in ms (default 60 000). */

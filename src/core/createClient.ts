@@ -72,6 +72,7 @@ export async function createClient(options: ClientOptions, events: ClientEvents 
     const http = new ApiHttp(transport, tokens, {
       baseUrl: profile.url,
       requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
+      listingTimeoutMs: options.listingTimeoutMs ?? 120_000,
       maxRateLimitRetries: options.maxRateLimitRetries ?? 5,
       maxRetryWaitMs: options.maxRetryWaitMs ?? 60_000,
       events,

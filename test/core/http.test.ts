@@ -77,6 +77,25 @@ void describe('HTTP layer against the gateway', { skip: gatewayOnly() }, () => {
     assert.ok((await c.systems()).length > 0);
   });
 
+  void it('a job listing waits for the listing timeout, other calls only for the request timeout', async () => {
+    // The server runs squeue and sacct over the user's recent jobs: on a busy controller that takes
+    // longer than any other call, and the listing must not be given up after the usual limit.
+    const slow = await client({ requestTimeoutMs: 1500, listingTimeoutMs: 60_000 });
+    try {
+      await gateway.faults({ latency: { next: 1, ms: 3000, minMs: 3000, match: '^GET .*/compute/[^/]+/jobs$' } });
+      const started = Date.now();
+      assert.ok(Array.isArray(await slow.jobs(S)));
+      assert.ok(Date.now() - started >= 2900, 'the listing was not delayed: the fault did not match it');
+      await gateway.faults({ latency: { next: 1, ms: 3000, minMs: 3000, match: 'GET .*/status/systems$' } });
+      await assert.rejects(slow.systems(), (e: unknown) => e instanceof TimeoutError && e.route === 'GET /status/systems');
+      // A call's own limit still wins.
+      await gateway.faults({ latency: { next: 1, ms: 3000, minMs: 3000, match: '^GET .*/compute/[^/]+/jobs$' } });
+      await assert.rejects(slow.jobs(S, { timeoutMs: 500 }), (e: unknown) => e instanceof TimeoutError && e.route === 'GET /compute/{system}/jobs');
+    } finally {
+      await slow.dispose();
+    }
+  });
+
   void it('a 5xx on a GET is retried; on a POST it is not', async () => {
     await gateway.faults({ error: { next: 1, statuses: [503] } });
     assert.ok((await c.systems()).length > 0);

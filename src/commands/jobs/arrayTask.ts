@@ -9,13 +9,12 @@ import type { JobRef } from '../../common/jobRef';
 import type { FirecrestApi } from '../../core/api';
 import { isArrayParent } from '../../core/jobArrays';
 import type { Job } from '../../core/model';
-import { WAITED_QUERY_TIMEOUT_MS } from '../../common/waitedQueries';
 
 /** The ref itself, the task picked for an array's parent, or undefined when the user dismissed the pick. */
 export async function jobOrTask(client: FirecrestApi, ref: JobRef, what: string): Promise<JobRef | undefined> {
   const job = ref.job ?? (await client.job(ref.system, ref.jobId));
   if (!isArrayParent(job)) return { ...ref, job };
-  const tasks = (await client.jobs(ref.system, { timeoutMs: WAITED_QUERY_TIMEOUT_MS })).filter((j) => j.array?.jobId === job.id && j.array.taskId !== undefined);
+  const tasks = (await client.jobs(ref.system)).filter((j) => j.array?.jobId === job.id && j.array.taskId !== undefined);
   if (!tasks.length) throw new Error(`No task of array ${job.id} has started yet: there is no output to show.`);
   const rank = (j: Job): number => (j.isFinal ? 1 : 0);
   tasks.sort((a, b) => rank(a) - rank(b) || a.array!.taskId! - b.array!.taskId!);

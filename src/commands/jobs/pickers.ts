@@ -5,7 +5,6 @@
 import * as vscode from 'vscode';
 import { asJobRef, type JobRef } from '../../common/jobRef';
 import type { ExtensionServices } from '../../common/services';
-import { WAITED_QUERY_TIMEOUT_MS } from '../../common/waitedQueries';
 import type { FirecrestApi } from '../../core/api';
 import type { Job } from '../../core/model';
 
@@ -74,7 +73,7 @@ function pickJobFromListing(client: FirecrestApi, system: string, opts: { active
     });
     qp.onDidHide(() => finish(undefined));
     qp.show();
-    client.jobs(system, { signal: listing.signal, timeoutMs: WAITED_QUERY_TIMEOUT_MS }).then(
+    client.jobs(system, { signal: listing.signal }).then(
       (jobs) => {
         if (settled) return;
         const candidates = opts.activeOnly ? jobs.filter((j) => !j.isFinal) : jobs;

@@ -5,7 +5,6 @@
 import * as vscode from 'vscode';
 import type { FirecrestApi } from '../../core/api';
 import type { Reservation } from '../../core/model';
-import { WAITED_QUERY_TIMEOUT_MS } from '../../common/waitedQueries';
 
 const SCHEDULER_DEFAULT = '(scheduler default)';
 
@@ -94,7 +93,7 @@ export async function askDependency(client: FirecrestApi, system: string): Promi
   const none = { label: '$(debug-start) Start when resources are free', description: 'no dependency', id: '' };
   let jobs: { label: string; description: string; id: string }[] = [];
   try {
-    const listed = await client.jobs(system, { timeoutMs: WAITED_QUERY_TIMEOUT_MS });
+    const listed = await client.jobs(system);
     const open = listed.filter((j) => !j.isFinal);
     const recent = listed.filter((j) => j.isFinal).sort((a, b) => (b.endTime ?? 0) - (a.endTime ?? 0)).slice(0, 5);
     jobs = [...open, ...recent].map((j) => ({ label: `$(clock) Run after ${j.id} ${j.name}`, description: j.state, id: j.id }));

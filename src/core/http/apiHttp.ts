@@ -36,6 +36,11 @@ export interface ApiRequest {
   headers?: Record<string, string>;
   /** Statuses that mean success; any other one becomes a typed error. */
   expect: number[];
+  /**
+   * A listing of the user's jobs: the server runs `squeue` and `sacct` over all their recent jobs,
+   * which takes far longer than other calls on a busy controller. Waits `listingTimeoutMs`.
+   */
+  listing?: boolean;
   call?: CallOptions;
 }
 
@@ -43,6 +48,8 @@ export interface ApiRequest {
 export interface ApiHttpOptions {
   baseUrl: string;
   requestTimeoutMs: number;
+  /** How long a job listing (`ApiRequest.listing`) may take to answer; at least `requestTimeoutMs`. */
+  listingTimeoutMs?: number;
   maxRateLimitRetries: number;
   maxRetryWaitMs: number;
   /** Retries of connect errors and 5xx on idempotent calls (default 2). */
@@ -99,6 +106,10 @@ export class ApiHttp {
     return url;
   }
 
+  private timeoutFor(req: ApiRequest): number {
+    return req.listing ? Math.max(this.opts.listingTimeoutMs ?? 0, this.opts.requestTimeoutMs) : this.opts.requestTimeoutMs;
+  }
+
   /** Sends `req` until it succeeds or fails for good; resolves only with an expected status. */
   async request(req: ApiRequest): Promise<TransportResponse> {
     const route = ApiHttp.label(req.method, req.route);
@@ -128,7 +139,7 @@ export class ApiHttp {
       }
       let res: TransportResponse;
       try {
-        res = await this.transport.send({ method: req.method, url, route, headers, body, signal, timeoutMs: req.call?.timeoutMs ?? this.opts.requestTimeoutMs, attempt });
+        res = await this.transport.send({ method: req.method, url, route, headers, body, signal, timeoutMs: req.call?.timeoutMs ?? this.timeoutFor(req), attempt });
       } catch (e) {
         if (e instanceof NetworkError && !e.permanent && (e.notSent || idempotent) && transientRetries < maxTransient) {
           await this.transientWait(route, transientRetries++, maxTransient, signal);

@@ -45,7 +45,7 @@ export class ComputeRoutes {
   /** `account` is sent empty when unset, as the official client does. */
   async jobs(system: string, o: JobListOptions = {}): Promise<Job[]> {
     const query = { allusers: !!o.allUsers, account: o.account ?? '', name: o.name, time_window: o.timeWindow };
-    const res = await this.http.request({ method: 'GET', route: JOBS, params: { system }, query, expect: [200], call: o });
+    const res = await this.http.request({ method: 'GET', route: JOBS, params: { system }, query, expect: [200], listing: true, call: o });
     return foldArrayTwins((parseBody(JobsW, res, `GET ${JOBS}`).jobs ?? []).map(toJob));
   }
 

@@ -14,7 +14,6 @@ import type { JobsFilter } from '../../common/viewControls';
 import { groupOf, type JobGroup } from '../../common/jobFormat';
 import { isTransferJob } from '../../common/transferJobs';
 import { isPassing } from '../../common/failureKinds';
-import { WAITED_QUERY_TIMEOUT_MS } from '../../common/waitedQueries';
 
 export interface SystemJobs {
   profile: string;
@@ -158,7 +157,7 @@ export class JobsModel implements vscode.Disposable {
         entry.systems = await Promise.all(
           systems.map(async (s): Promise<SystemJobs> => {
             try {
-              const jobs = await client.jobs(s.name, { allUsers: this.allUsers, account: this.filter.account || undefined, signal, timeoutMs: WAITED_QUERY_TIMEOUT_MS, onMore: () => this._onDidLearnMore.fire() });
+              const jobs = await client.jobs(s.name, { allUsers: this.allUsers, account: this.filter.account || undefined, signal, onMore: () => this._onDidLearnMore.fire() });
               return this.withGroups({ profile, system: s.name, jobs: this.applyFilter(jobs) });
             } catch (e) {
               if (e instanceof RateLimitedError) rateLimited = e;

@@ -6,7 +6,6 @@
 import * as vscode from 'vscode';
 import { UnauthorizedError, isCancellation } from '../../core/errors';
 import type { ExtensionServices } from '../../common/services';
-import { WAITED_QUERY_TIMEOUT_MS } from '../../common/waitedQueries';
 import type { UserInfo } from '../../core/model';
 import { WebviewPanelHost } from '../panelHost';
 import type { AccountingConnection, AccountingForm, AccountingRow, AccountingToHost, AccountingToWebview } from '../protocol';
@@ -118,7 +117,7 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
     try {
       const client = await this.services.connections.client(form.profile);
       const started = Date.now();
-      const jobs = await client.accounting(form.system, { ...query, signal: ctl.signal, timeoutMs: WAITED_QUERY_TIMEOUT_MS });
+      const jobs = await client.accounting(form.system, { ...query, signal: ctl.signal });
       // Who cancelled a job is a uid: the user's own is shown by name.
       const me = jobs.some((j) => / by \d+$/.test(j.state)) ? await this.whoAmI(form.profile, form.system, () => client.userInfo(form.system, { signal: ctl.signal })) : undefined;
       const rows: AccountingRow[] = jobs.filter((j) => matchesForm(j, form)).map((j) => toRow(j, me));
