@@ -73,8 +73,8 @@ void describe('job arrays', () => {
     for (const row of listed) assert.equal(row.name, `f7t-array-${mark}`);
 
     // The slow task runs; its own numeric id (it wrote $SLURM_JOB_ID) is listed next to `A_7`.
-    const slowId = (await until('the slow task to start', () => readFile(`${wd}/f7t-array-${mark}.slow`))).trim();
-    assert.match(slowId, /^\d+$/);
+    // The shell creates the file before echo writes to it: wait for the whole line.
+    const slowId = await until('the slow task to start', async () => /^(\d+)\n$/.exec((await readFile(`${wd}/f7t-array-${mark}.slow`)) ?? '')?.[1]);
     const one = await api(`${jobs}/${slowId}`);
     assert.equal(one.status, 200, one.text);
     const ids = (one.body.jobs as Json[]).map((j) => String(j.jobId));
