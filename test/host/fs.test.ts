@@ -30,9 +30,6 @@ async function rejectsWith(p: Thenable<unknown>, code: string): Promise<vscode.F
 }
 
 describe('remote files (firecrest:// file system)', function () {
-  // Each wait below is a guard against a hang, not a budget: on a loaded machine (two CI runs on
-  // 2 cores) API v1 listings and sacct take a good part of them, and a test's time is their sum.
-  this.timeout(180_000);
   const t = target();
   let client: FirecrestClient;
   let user: string;

@@ -14,7 +14,10 @@ export async function runSuite(files: string[], load: (file: string) => void): P
   const mocha = new Mocha({
     ui: 'bdd',
     color: false,
-    timeout: Number(process.env.FIRECREST_TEST_TIMEOUT_MS ?? 60_000),
+    // A test's waits are guards against a hang, not budgets: on a loaded machine (two CI runs on 2
+    // cores) API v1 listings (tasks), sacct and Slurm jobs take a good part of each, and a test's
+    // time is their sum. Suites whose waits add up further set their own.
+    timeout: Number(process.env.FIRECREST_TEST_TIMEOUT_MS ?? 180_000),
     ...(process.env.MOCHA_GREP ? { grep: process.env.MOCHA_GREP } : {}),
   });
   // Set describe/it/before... on the global object, as `mocha` does before requiring files.

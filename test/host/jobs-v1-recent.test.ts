@@ -32,8 +32,8 @@ async function findJob(jobId: string): Promise<{ group: string; row: SnapshotNod
 }
 
 describe('Jobs view on API v1: jobs that finished before the connection was added', function () {
-  // Each wait below is a guard against a hang, not a budget: on a loaded machine (two CI runs on
-  // 2 cores) API v1 listings and sacct take a good part of them, and a test's time is their sum.
+  // Longer than the runner's default: several tests here wait for a job to run and end, then for
+  // a listing (on API v1, tasks) to show it.
   this.timeout(240_000);
   const t = target();
   const connect = (name: string) => vscode.commands.executeCommand('firecrest.addConnection', {

@@ -79,8 +79,8 @@ printf 'the end without newline'
 `;
 
 describe('Jobs view and job commands', function () {
-  // Each wait below is a guard against a hang, not a budget: on a loaded machine (two CI runs on
-  // 2 cores) API v1 listings and sacct take a good part of them, and a test's time is their sum.
+  // Longer than the runner's default: several tests here wait for a job to run and end, then for
+  // a listing (on API v1, tasks) to show it.
   this.timeout(240_000);
   const t = target();
   let client: FirecrestClient;
@@ -374,7 +374,7 @@ describe('Jobs view and job commands', function () {
     assert.equal(job.stateClass, 'cancelled');
   });
 
-  it('cancels every job selected in the tree at once', async function () {
+  it('cancels every job selected in the tree at once', async () => {
     const refs: Ref[] = [];
     for (const n of [1, 2]) {
       const file = join(dir, `multi-${n}-${tag}.sh`);
@@ -400,7 +400,7 @@ describe('Jobs view and job commands', function () {
     if (gw) {
       const until = Date.now() + 20_000;
       try {
-        await waitFor(`job ${refs[0].jobId} cancelled`, async () => (await client.job(t.system, refs[0].jobId)).stateClass === 'cancelled', 20_000);
+        await waitFor(`job ${refs[0].jobId} cancelled`, async () => (await client.job(t.system, refs[0].jobId)).stateClass === 'cancelled', until - Date.now());
         await vscode.commands.executeCommand('firecrest.jobs.refresh');
         await waitFor(`job ${refs[0].jobId} CANCELLED in the tree`, async () => /^CANCELLED/.test((await findJob(refs[0].jobId))?.row.description ?? ''), Math.max(0, until - Date.now()));
       } catch (e) {
@@ -418,7 +418,7 @@ describe('Jobs view and job commands', function () {
     assert.ok(!refs.some((r) => notices.some((n) => n.includes(`Job ${r.jobId} `))), `no warning for a cancel the user made (jobs ${refs.map((r) => r.jobId).join(', ')}): ${notices.join('\n')}`);
   });
 
-  it('filters by name and shows all users on request, saying so in the view', async function () {
+  it('filters by name and shows all users on request, saying so in the view', async () => {
     assert.ok(submitted);
     await vscode.commands.executeCommand('firecrest.jobs.filter', { name: `fc-out-${tag}` });
     const jobLabels = (ns: Snap[], out: string[] = []): string[] => {

@@ -33,9 +33,6 @@ const settled = () => waitFor('batch-script checks to settle', async () => (awai
 const when = (d: Date) => `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover', function () {
-  // Each wait below is a guard against a hang, not a budget: on a loaded machine (two CI runs on
-  // 2 cores) API v1 listings and sacct take a good part of them, and a test's time is their sum.
-  this.timeout(180_000);
   const t = target();
   const dir = mkdtempSync(join(tmpdir(), 'fc-sbatch-'));
   let client: FirecrestClient;

@@ -19,7 +19,7 @@ const snapshot = async () => (await vscode.commands.executeCommand<SearchViewSna
 
 describe('Search on Cluster', function () {
   // Each search is a Slurm job: on a loaded machine (two CI runs on 2 cores) a test's waits for
-  // them add up past mocha's 60 s. The waits are guards against a hang, not budgets.
+  // them add up past the runner's default. The waits are guards against a hang, not budgets.
   this.timeout(240_000);
   const t = target();
   let client: FirecrestClient;

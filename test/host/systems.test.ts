@@ -34,9 +34,6 @@ async function systemNode(system: string): Promise<Snap | undefined> {
 const child = (n: Snap | undefined, label: string) => n?.children?.find((c) => c.label === label);
 
 describe('Systems view', function () {
-  // Each wait below is a guard against a hang, not a budget: on a loaded machine (two CI runs on
-  // 2 cores) API v1 listings and sacct take a good part of them, and a test's time is their sum.
-  this.timeout(180_000);
   const t = target();
 
   before(async () => {

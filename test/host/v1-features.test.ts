@@ -42,9 +42,6 @@ function v1Part(tree: Snap[]): Snap[] | undefined {
 }
 
 describe('API v1 features', function () {
-  // Each wait below is a guard against a hang, not a budget: on a loaded machine (two CI runs on
-  // 2 cores) API v1 listings and sacct take a good part of them, and a test's time is their sum.
-  this.timeout(180_000);
   const t = target();
   const v1Url = t.apiVersion === 'v1' ? t.url : t.gateway?.v1;
   const slurm = t.gateway?.scheduler === 'slurm';
