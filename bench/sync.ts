@@ -1,7 +1,8 @@
 /**
  * Sync to Cluster benchmark (issue #21), for a generated project of 1,000 small files in nested
  * folders. Measured in the same run:
- * - a cold sync (empty remote directory, no manifest): requests and time;
+ * - a cold sync (empty remote directory, no manifest): requests and time. The directory is made
+ *   before the clock starts, as Map Folder to Cluster makes it and as the baseline's is;
  * - the baseline a user would script by hand: `tar czf` of the folder, one upload of the archive
  *   with curl, and the extract call (curl);
  * - a warm sync after 3 files changed: requests;
@@ -62,6 +63,7 @@ async function main(): Promise<void> {
       const store = memoryStore();
       const sync: SyncTarget = { system: t.system, remoteRoot: `${base}/r${round}/project`, localRoot: project };
       await c.mkdir(t.system, `${base}/b${round}`, { parents: true });
+      await c.mkdir(t.system, sync.remoteRoot, { parents: true });
       const b = await baseline(c, project, `${base}/b${round}`, work);
       requests = 0;
       const t0 = performance.now();

@@ -133,6 +133,37 @@ export function syncSuite(api: 'v1' | 'v2'): void {
       assert.equal(got.get('run.sh')?.exec, true);
     });
 
+    void it('sends the files as the preview found them: an edit made after the preview goes with the next sync', async () => {
+      const rel = 'mod8/sub1/file2.py';
+      writeFileSync(join(project, rel), 'as previewed\n');
+      const preview = await previewSync(c, target, opts());
+      assert.deepEqual(preview.plan.replace.map((i) => i.rel), [rel]);
+      writeFileSync(join(project, rel), 'edited after the preview\n');
+      const later = new Date(Date.now() + 5000);
+      utimesSync(join(project, rel), later, later);
+      assert.deepEqual((await runSync(c, preview, opts())).sent, [rel]);
+      assert.equal(new TextDecoder().decode(await c.downloadSmall(t.system, `${remoteRoot}/${rel}`)), 'as previewed\n');
+      const next = await previewSync(c, target, opts());
+      assert.deepEqual(next.plan.replace.map((i) => i.rel), [rel], 'the later edit is a local change, not a conflict');
+      assert.deepEqual(next.plan.conflicts, []);
+      await runSync(c, next, opts());
+      assert.equal(new TextDecoder().decode(await c.downloadSmall(t.system, `${remoteRoot}/${rel}`)), 'edited after the preview\n');
+    });
+
+    void it('a file deleted on the cluster goes again with the edits (the plan is not what the scan packed ahead)', async () => {
+      const gone = 'mod9/sub9/file9.py';
+      const edited = 'mod2/sub6/file3.py';
+      await c.remove(t.system, `${remoteRoot}/${gone}`);
+      writeFileSync(join(project, edited), 'edited with the other one gone\n');
+      const preview = await previewSync(c, target, opts());
+      assert.deepEqual(preview.plan.upload.map((i) => i.rel), [gone]);
+      assert.deepEqual(preview.plan.replace.map((i) => i.rel), [edited]);
+      assert.deepEqual(preview.packed?.files, [edited], 'only the local change was known before the listing');
+      assert.deepEqual((await runSync(c, preview, opts())).sent.sort(), [edited, gone].sort());
+      const got = await remoteTree(c, remoteRoot, work);
+      for (const rel of [gone, edited]) assert.equal(got.get(rel)?.sha, sha(readFileSync(join(project, rel))), rel);
+    });
+
     void it('a file changed on both sides is a conflict: left alone, then replaced only when the local side is kept', async () => {
       const rel = 'mod5/sub5/file6.py';
       const remotePath = `${remoteRoot}/${rel}`;

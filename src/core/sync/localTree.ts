@@ -65,7 +65,12 @@ export function slicer(every: number): (units?: number) => Promise<void> | undef
   };
 }
 
-export async function scanLocal(root: string, o: ScanOptions = {}): Promise<LocalScan> {
+/**
+ * Every file of the folder that the rules leave in. `onFile` sees each one as the walk finds it (a
+ * sync packs the files it will send while the remote side is listed); a promise it returns is
+ * awaited before the walk goes on, and a throw ends the scan.
+ */
+export async function scanLocal(root: string, o: ScanOptions = {}, onFile?: (f: LocalFile) => Promise<void> | undefined): Promise<LocalScan> {
   const top = resolve(root);
   const realTop = await realpath(top);
   const files = new Map<string, LocalFile>();
@@ -93,6 +98,7 @@ export async function scanLocal(root: string, o: ScanOptions = {}): Promise<Loca
       const path = join(abs, entry.name);
       await slice();
       if (ignoredBy(rules, rel, entry.isDirectory())) continue;
+      let found: LocalFile | undefined;
       try {
         if (entry.isDirectory()) {
           await walk(rel, rules);
@@ -109,15 +115,20 @@ export async function scanLocal(root: string, o: ScanOptions = {}): Promise<Loca
             skipped.push({ rel, why: `a symlink to ${target}, outside the folder` });
             continue;
           }
-          files.set(rel, { rel, kind: 'link', size: Buffer.byteLength(target), mtimeMs: Math.floor(st.mtimeMs), executable: false, linkTarget: toPosix(target) });
+          found = { rel, kind: 'link', size: Buffer.byteLength(target), mtimeMs: Math.floor(st.mtimeMs), executable: false, linkTarget: toPosix(target) };
         } else if (entry.isFile()) {
           const st = lstatSync(path);
-          files.set(rel, { rel, kind: 'file', size: st.size, mtimeMs: Math.floor(st.mtimeMs), executable: (st.mode & 0o100) !== 0 });
+          found = { rel, kind: 'file', size: st.size, mtimeMs: Math.floor(st.mtimeMs), executable: (st.mode & 0o100) !== 0 };
         } else {
           skipped.push({ rel, why: 'not a regular file' });
         }
       } catch (e) {
         skipped.push({ rel, why: `cannot be read: ${(e as Error).message}` });
+      }
+      if (found) {
+        files.set(rel, found);
+        const turn = onFile?.(found);
+        if (turn) await turn;
       }
     }
   };

@@ -70,7 +70,8 @@ function sameRemote(m: ManifestEntry, r: RemoteFile): boolean {
   return m.remoteSize === r.size && Math.floor(m.remoteMtime / 1000) === Math.floor(r.mtime / 1000);
 }
 
-function changedLocally(m: ManifestEntry | undefined, l: LocalFile): boolean {
+/** New, or changed since the last sync recorded it. */
+export function changedLocally(m: ManifestEntry | undefined, l: LocalFile): boolean {
   return !m || m.size !== l.size || m.mtimeMs !== l.mtimeMs || m.kind !== l.kind || m.linkTarget !== l.linkTarget;
 }
 

@@ -12,15 +12,13 @@
  * The archive stays as `.f7t-sync.tar.gz` in the remote folder (replaced by the next sync, never
  * synced itself): deleting it would cost every sync one more request.
  */
-import { once } from 'node:events';
 import { posix } from 'node:path';
-import { createGzip } from 'node:zlib';
-import { PackSync } from 'tar';
 import type { FirecrestClient } from '../client';
 import { NotFoundError } from '../errors';
 import type { FileEntry } from '../model';
-import { localPathOf, scanLocal, slicer, type LocalFile, type LocalScan, type ScanOptions } from './localTree';
-import { emptyManifest, planSync, type Manifest, type RemoteFile, type SyncPlan } from './plan';
+import { ArchiveBuilder, archiveOf } from './archive';
+import { localPathOf, scanLocal, type LocalFile, type LocalScan, type ScanOptions } from './localTree';
+import { changedLocally, emptyManifest, planSync, type Manifest, type RemoteFile, type SyncPlan } from './plan';
 
 export const ARCHIVE_NAME = '.f7t-sync.tar.gz';
 /** Where Fetch from Cluster packs what it brings back (removed after the download). */
@@ -55,6 +53,11 @@ export interface SyncPreview {
   remote: Map<string, RemoteFile>;
   remoteExists: boolean;
   manifest: Manifest;
+  /**
+   * The archive packed during the scan: the small files the manifest already said would go. Used
+   * when the plan sends exactly these; rejected when one of them could not be packed.
+   */
+  packed?: { files: string[]; archive: Promise<Uint8Array> };
 }
 
 export interface RunOptions {
@@ -100,73 +103,62 @@ export async function listRemote(client: FirecrestClient, t: SyncTarget, signal?
 /** Everything a sync would do, without doing it (the preview). */
 export async function previewSync(client: FirecrestClient, t: SyncTarget, o: SyncOptions): Promise<SyncPreview> {
   o.onProgress?.({ message: 'comparing the local folder with the cluster' });
-  const [local, stored, remote] = await Promise.all([scanLocal(t.localRoot, o), o.store.load(), listRemote(client, t, o.signal)]);
+  const remoteListed = listRemote(client, t, o.signal);
+  remoteListed.catch(() => undefined);
+  const stored = await o.store.load();
   const manifest = stored?.target === targetKey(t) ? stored : emptyManifest(targetKey(t));
-  return { target: t, plan: planSync(local.files, remote.files, manifest), local, remote: remote.files, remoteExists: remote.exists, manifest };
-}
-
-/**
- * The files as one gzipped tar. node-tar's synchronous packer builds the tar a slice at a time (64
- * files or 1 MiB, then a turn of the event loop): a thread-pool round trip per small file made its
- * asynchronous packer three times slower, and the slices keep the extension host responsive.
- * The tar goes to gzip in batches of about 1 MiB, compressed in the thread pool while the next
- * slice is packed: node-tar's own gzip compressed each 512-byte header and file on this thread,
- * in many small calls. The tar's bytes are the same.
- */
-async function archiveOf(root: string, files: LocalFile[]): Promise<Uint8Array> {
-  const out: Buffer[] = [];
-  const gzip = createGzip();
-  gzip.on('data', (chunk: Buffer) => out.push(chunk));
-  const gzipped = new Promise<void>((resolve, reject) => {
-    gzip.once('end', resolve);
-    gzip.once('error', reject);
-  });
-  gzipped.catch(() => undefined);
-  let batch: Buffer[] = [];
-  let batchBytes = 0;
-  const flush = (): void => {
-    if (batchBytes === 0) return;
-    gzip.write(batch.length === 1 ? batch[0] : Buffer.concat(batch, batchBytes));
-    batch = [];
-    batchBytes = 0;
-  };
-  // portable: no uid/gid/user names (the cluster's own user owns what is extracted); modes and mtimes stay.
-  const pack = new PackSync({ cwd: root, portable: true, follow: false, noDirRecurse: true });
-  let failure: Error | undefined;
-  // node-tar hands over each header and each file's bytes in a buffer of their own.
-  pack.on('data', (chunk: Buffer) => {
-    batch.push(chunk);
-    batchBytes += chunk.length;
-    if (batchBytes >= BATCH_BYTES) flush();
-  });
-  pack.on('error', (e: unknown) => { failure ??= e instanceof Error ? e : new Error(String(e)); });
-  const files64 = slicer(64);
-  const mib = slicer(1 << 20);
-  try {
-    for (const f of files) {
-      pack.add(f.rel);
-      if (failure) throw failure;
-      const turn = files64() ?? mib(f.size);
-      if (turn) {
-        await turn;
-        // Compression behind: wait for it rather than hold the tar in memory.
-        if (gzip.writableNeedDrain) await once(gzip, 'drain');
-      }
+  // While the cluster lists the remote folder, the small files that will go whatever it holds (new
+  // or changed here since the last sync, or left half-sent) are packed as the scan finds them.
+  const limit = smallLimit(o);
+  const pending = new Set(manifest.pending);
+  let builder: ArchiveBuilder | undefined;
+  let packFailed = false;
+  const pack = (f: LocalFile): Promise<void> | undefined => {
+    if (packFailed || (f.kind === 'file' && f.size > limit) || !(pending.has(f.rel) || changedLocally(manifest.files[f.rel], f))) return undefined;
+    builder ??= new ArchiveBuilder(t.localRoot);
+    try {
+      return builder.add(f)?.catch(() => { packFailed = true; });
+    } catch {
+      // runSync packs again and reports the file that could not be read.
+      packFailed = true;
+      return undefined;
     }
-    pack.end();
-    if (failure) throw failure;
-    flush();
-    gzip.end();
-    await gzipped;
+  };
+  let local: LocalScan;
+  try {
+    local = await scanLocal(t.localRoot, o, pack);
   } catch (e) {
-    gzip.destroy();
+    builder?.abandon();
     throw e;
   }
-  return new Uint8Array(Buffer.concat(out));
+  let packed: SyncPreview['packed'];
+  if (builder && packFailed) builder.abandon();
+  else if (builder) {
+    packed = { files: builder.files, archive: builder.finish() };
+    packed.archive.catch(() => undefined);
+  }
+  const remote = await remoteListed;
+  return { target: t, plan: planSync(local.files, remote.files, manifest), local, remote: remote.files, remoteExists: remote.exists, manifest, packed };
 }
 
-/** Tar bytes handed to gzip at a time. */
-const BATCH_BYTES = 1 << 20;
+function smallLimit(o: SyncOptions): number {
+  return o.smallFileLimit ?? 1024 * 1024;
+}
+
+/** The preview's archive when it holds exactly `small`, else a new one. */
+async function archiveFor(root: string, small: LocalFile[], packed: SyncPreview['packed']): Promise<Uint8Array> {
+  if (packed && packed.files.length === small.length) {
+    const names = new Set(packed.files);
+    if (small.every((f) => names.has(f.rel))) {
+      try {
+        return await packed.archive;
+      } catch {
+        // Packed again below, where the failure is reported.
+      }
+    }
+  }
+  return archiveOf(root, small);
+}
 
 async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
   const queue = [...items];
@@ -193,12 +185,12 @@ export async function runSync(client: FirecrestClient, preview: SyncPreview, o: 
   const made = preview.remoteExists ? Promise.resolve() : client.mkdir(t.system, t.remoteRoot, { parents: true, signal: o.signal });
   made.catch(() => undefined);
 
-  const limit = o.smallFileLimit ?? 1024 * 1024;
+  const limit = smallLimit(o);
   const small = send.filter((f) => f.kind === 'link' || f.size <= limit);
   const large = send.filter((f) => f.kind === 'file' && f.size > limit);
   if (small.length) {
     o.onProgress?.({ message: `packing ${small.length} file(s)` });
-    const archive = await archiveOf(t.localRoot, small);
+    const archive = await archiveFor(t.localRoot, small, preview.packed);
     await made;
     const remoteArchive = posix.join(t.remoteRoot, ARCHIVE_NAME);
     const direct = o.directLimit ?? (await client.systems({ signal: o.signal })).find((s) => s.name === t.system)?.maxDirectTransferSize ?? 0;
