@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { api, t, workDir, type Json } from './support';
+import { api, t, type Json } from './support';
+import { scratchDir } from './support-fs';
 import { until } from '../support/until';
 
 const jobs = `/compute/${t.system}/jobs`;
@@ -41,11 +42,15 @@ void describe('job arrays', () => {
 
   const submitted: string[] = [];
 
+  let removeScratch = async (): Promise<void> => undefined;
+
   before(async () => {
-    wd = await workDir();
+    // The tasks' output files stay inside this suite's own folder, removed at the end.
+    ({ path: wd, remove: removeScratch } = await scratchDir('arrays'));
   });
   after(async () => {
     for (const id of submitted) await api(`${jobs}/${id}`, { method: 'DELETE' });
+    await removeScratch();
   });
 
   void it(`a ${TASKS}-task array: listed per task, one task cancelled by its own id, per-task output paths`, async () => {

@@ -1,9 +1,10 @@
 /** v2 compute routes (§3.3): real jobs on the gateway's scheduler (or a real deployment's). */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { gatewayOnly } from '../support/target';
-import { api, gw, sleep, t, token, workDir, type Json } from './support';
+import { api, gw, sleep, t, token, type Json } from './support';
+import { scratchDir } from './support-fs';
 
 const jobs = `/compute/${t.system}/jobs`;
 const FINAL = /^(COMPLETED|FAILED|CANCELLED|TIMEOUT|OUT_OF_MEMORY|NODE_FAIL|PREEMPTED|BOOT_FAIL|DEADLINE)/;
@@ -30,9 +31,13 @@ void describe('compute routes', () => {
   let wd = '';
   const mark = randomBytes(6).toString('hex');
 
+  let removeScratch = async (): Promise<void> => undefined;
+
   before(async () => {
-    wd = await workDir();
+    // Scripts, outputs and Slurm's own slurm-<id>.out files stay inside this suite's folder.
+    ({ path: wd, remove: removeScratch } = await scratchDir('compute'));
   });
+  after(() => removeScratch());
 
   void it('submits a job that writes a file, which reads back; list, get and metadata show it', async () => {
     const out = `${wd}/f7t-compute-${mark}.txt`;
