@@ -12,7 +12,7 @@
  * tracks each path on its own.
  *
  * The caller gives the event loop a turn when `add` says so (every 64 files or 1 MiB), which keeps
- * the extension host responsive. The tar goes to gzip in batches of about 1 MiB, compressed in the
+ * the extension host responsive. The tar goes to gzip in batches of 256 KiB, compressed in the
  * thread pool while the next files are packed.
  *
  * A sync starts one while it scans the folder (`previewSync`), with the files the manifest already
@@ -26,8 +26,8 @@ import { createGzip } from 'node:zlib';
 import { Header, Pax } from 'tar';
 import { slicer, type LocalFile } from './localTree';
 
-/** Tar bytes handed to gzip at a time. */
-const BATCH_BYTES = 1 << 20;
+/** Tar bytes handed to gzip at a time: small enough that compressing the last batch, which nothing overlaps, is short. */
+const BATCH_BYTES = 256 << 10;
 
 /** Zeros for padding and the end-of-archive blocks. */
 const ZEROS = Buffer.alloc(1024);

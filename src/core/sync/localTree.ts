@@ -81,17 +81,18 @@ export async function scanLocal(root: string, o: ScanOptions = {}, onFile?: (f: 
   // Depth first, in name order, so the files come out sorted.
   const walk = async (dirRel: string, inherited: Rules[]): Promise<void> => {
     const abs = dirRel ? join(top, dirRel) : top;
-    let rules = inherited;
-    if (o.useGitignore !== false) {
-      const text = readIfThere(join(abs, '.gitignore'));
-      if (text !== undefined) rules = [...inherited, { base: dirRel, ig: ignore().add(text) }];
-    }
     let entries: Dirent[];
     try {
       entries = readdirSync(abs, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     } catch (e) {
       skipped.push({ rel: dirRel || '.', why: `cannot be read: ${(e as Error).message}` });
       return;
+    }
+    let rules = inherited;
+    // Read only where the listing has one: a failed open per folder costs more than the rest of its scan.
+    if (o.useGitignore !== false && entries.some((e) => e.name === '.gitignore')) {
+      const text = readIfThere(join(abs, '.gitignore'));
+      if (text !== undefined) rules = [...inherited, { base: dirRel, ig: ignore().add(text) }];
     }
     for (const entry of entries) {
       const rel = dirRel ? `${dirRel}/${entry.name}` : entry.name;
