@@ -1,10 +1,11 @@
 /**
  * Sync to Cluster: the local folder's changes, sent in as few requests as the API allows.
  * - One recursive listing of the remote folder finds what is there.
- * - Small files travel as ONE gzipped tar (the `tar` package), uploaded directly (or staged when
- *   the archive is larger than the direct limit) and unpacked by the extract operation (its
- *   transfer job when the synchronous one times out). tar keeps modes (the executable bit) and
- *   mtimes; gzip's CRC refuses a damaged archive as a whole.
+ * - Small files travel as ONE gzipped tar (./archive.ts), uploaded directly (or staged when the
+ *   archive is larger than the direct limit) and unpacked by the extract operation (its transfer
+ *   job when the synchronous one times out). tar keeps modes (the executable bit) and mtimes;
+ *   gzip's CRC refuses a damaged archive as a whole. The preview packs the files it already knows
+ *   will go while the remote folder is listed; the sync sends that archive when its plan agrees.
  * - Large files go one by one through the staged transfer engine (resume, SHA-256 check).
  * - One more listing records what landed. The manifest advances only for files whose remote size
  *   is right; what a cut-off sync was sending is marked pending first, so the next sync repairs it
@@ -146,7 +147,7 @@ function smallLimit(o: SyncOptions): number {
 }
 
 /** The preview's archive when it holds exactly `small`, else a new one. */
-async function archiveFor(root: string, small: LocalFile[], packed: SyncPreview['packed']): Promise<Uint8Array> {
+async function archiveFor(root: string, small: LocalFile[], packed: SyncPreview['packed'], o: SyncOptions): Promise<Uint8Array> {
   if (packed && packed.files.length === small.length) {
     const names = new Set(packed.files);
     if (small.every((f) => names.has(f.rel))) {
@@ -157,6 +158,7 @@ async function archiveFor(root: string, small: LocalFile[], packed: SyncPreview[
       }
     }
   }
+  o.onProgress?.({ message: `packing ${small.length} file(s)` });
   return archiveOf(root, small);
 }
 
@@ -189,8 +191,7 @@ export async function runSync(client: FirecrestClient, preview: SyncPreview, o: 
   const small = send.filter((f) => f.kind === 'link' || f.size <= limit);
   const large = send.filter((f) => f.kind === 'file' && f.size > limit);
   if (small.length) {
-    o.onProgress?.({ message: `packing ${small.length} file(s)` });
-    const archive = await archiveFor(t.localRoot, small, preview.packed);
+    const archive = await archiveFor(t.localRoot, small, preview.packed, o);
     await made;
     const remoteArchive = posix.join(t.remoteRoot, ARCHIVE_NAME);
     const direct = o.directLimit ?? (await client.systems({ signal: o.signal })).find((s) => s.name === t.system)?.maxDirectTransferSize ?? 0;
