@@ -45,7 +45,7 @@ void describe('sync archive', () => {
     }
   });
 
-  void it('describes each file as it is when packed, and never reads through a link that replaced a file', async () => {
+  void it('describes each file as it is when packed, refuses one grown past the archive\'s limit, and never reads through a link that replaced a file', async () => {
     const root = mkdtempSync(join(tmpdir(), 'f7t-archive-'));
     const out = mkdtempSync(join(tmpdir(), 'f7t-archive-out-'));
     try {
@@ -61,6 +61,9 @@ void describe('sync archive', () => {
       extract({ sync: true, file: join(out, 'a.tar.gz'), cwd: out });
       assert.equal(readFileSync(join(out, 'grows'), 'utf8'), 'grew after the scan\n');
       assert.equal(readFileSync(join(out, 'shrinks'), 'utf8'), 'short\n');
+      // Grown past what may travel in the archive: refused, to go with the large files next time.
+      writeFileSync(join(root, 'grows'), Buffer.alloc(4096, 1));
+      await assert.rejects(archiveOf(root, files.filter((f) => f.rel === 'grows'), 1024), /grows grew to 4096 bytes since the folder was scanned/);
 
       rmSync(join(root, 'swapped'));
       symlinkSync(join(root, 'secret'), join(root, 'swapped'));

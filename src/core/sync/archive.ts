@@ -38,12 +38,17 @@ function portableMode(mode: number): number {
   return ((mode & 0o7777) | 0o600) & ~0o22;
 }
 
-/** The whole content of the regular file `path` and its `fstat`; never follows a link. */
-function readWhole(path: string): { st: Stats; data: Buffer } {
+/**
+ * The whole content of the regular file `path` and its `fstat`; never follows a link. A file that
+ * grew past `maxBytes` since the scan is refused: it belongs with the large files (staged, with
+ * progress), not in an archive held in memory.
+ */
+function readWhole(path: string, maxBytes: number): { st: Stats; data: Buffer } {
   const fd = openSync(path, OPEN_FLAGS);
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new Error(`${path} is no longer a regular file`);
+    if (st.size > maxBytes) throw new Error(`${path} grew to ${st.size} bytes since the folder was scanned (more than the ${maxBytes} a file may have to travel in the archive): sync again`);
     const data = Buffer.allocUnsafe(st.size);
     let n = 0;
     while (n < data.length) {
@@ -69,7 +74,11 @@ export class ArchiveBuilder {
   /** What was added, in order. */
   readonly files: string[] = [];
 
-  constructor(private readonly root: string) {
+  /** `maxFileBytes`: the most a file may hold when it is read (see `readWhole`). */
+  constructor(
+    private readonly root: string,
+    private readonly maxFileBytes = Number.POSITIVE_INFINITY,
+  ) {
     this.gzip.on('data', (chunk: Buffer) => this.out.push(chunk));
     this.gzipped = new Promise<void>((resolve, reject) => {
       this.gzip.once('end', resolve);
@@ -89,7 +98,7 @@ export class ArchiveBuilder {
       if (!st.isSymbolicLink()) throw new Error(`${path} is no longer a symbolic link`);
       this.entry(f.rel, 'SymbolicLink', st, 0, readlinkSync(path).split(sep).join('/'));
     } else {
-      const { st, data } = readWhole(path);
+      const { st, data } = readWhole(path, this.maxFileBytes);
       this.entry(f.rel, 'File', st, data.length);
       this.push(data);
       const pad = (512 - (data.length % 512)) % 512;
@@ -147,8 +156,8 @@ export class ArchiveBuilder {
 }
 
 /** The files as one gzipped tar. */
-export async function archiveOf(root: string, files: LocalFile[]): Promise<Uint8Array> {
-  const a = new ArchiveBuilder(root);
+export async function archiveOf(root: string, files: LocalFile[], maxFileBytes?: number): Promise<Uint8Array> {
+  const a = new ArchiveBuilder(root, maxFileBytes);
   try {
     for (const f of files) {
       const turn = a.add(f);

@@ -116,7 +116,7 @@ export async function previewSync(client: FirecrestClient, t: SyncTarget, o: Syn
   let packFailed = false;
   const pack = (f: LocalFile): Promise<void> | undefined => {
     if (packFailed || (f.kind === 'file' && f.size > limit) || !(pending.has(f.rel) || changedLocally(manifest.files[f.rel], f))) return undefined;
-    builder ??= new ArchiveBuilder(t.localRoot);
+    builder ??= new ArchiveBuilder(t.localRoot, limit);
     try {
       return builder.add(f)?.catch(() => { packFailed = true; });
     } catch {
@@ -159,7 +159,7 @@ async function archiveFor(root: string, small: LocalFile[], packed: SyncPreview[
     }
   }
   o.onProgress?.({ message: `packing ${small.length} file(s)` });
-  return archiveOf(root, small);
+  return archiveOf(root, small, smallLimit(o));
 }
 
 async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
