@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,7 +46,7 @@ void describe('sync archive', () => {
     }
   });
 
-  void it('describes each file as it is when packed, refuses one grown past the archive\'s limit, and never reads through a link that replaced a file', async () => {
+  void it('describes each file as it is when packed, refuses one grown past the archive\'s limit, and never reads through a link or waits on a FIFO that replaced a file', async () => {
     const root = mkdtempSync(join(tmpdir(), 'f7t-archive-'));
     const out = mkdtempSync(join(tmpdir(), 'f7t-archive-out-'));
     try {
@@ -68,6 +69,10 @@ void describe('sync archive', () => {
       rmSync(join(root, 'swapped'));
       symlinkSync(join(root, 'secret'), join(root, 'swapped'));
       await assert.rejects(archiveOf(root, files.filter((f) => f.rel === 'swapped')), /ELOOP|no longer a regular file/);
+      // A FIFO in a file's place is refused at once rather than waited on.
+      rmSync(join(root, 'secret'));
+      execFileSync('/usr/bin/mkfifo', [join(root, 'secret')]);
+      await assert.rejects(archiveOf(root, files.filter((f) => f.rel === 'secret')), /no longer a regular file/);
     } finally {
       rmSync(root, { recursive: true, force: true });
       rmSync(out, { recursive: true, force: true });

@@ -31,7 +31,9 @@ const BATCH_BYTES = 256 << 10;
 
 /** Zeros for padding and the end-of-archive blocks. */
 const ZEROS = Buffer.alloc(1024);
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0);
+// Never through a link; never waiting on a FIFO that replaced a file since the scan (the open
+// returns at once, and fstat then refuses it).
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /** Permission bits as node-tar's portable mode writes them: owner read/write, no group or other write. */
 function portableMode(mode: number): number {
