@@ -17,6 +17,11 @@ export interface IngressScript {
   maxProbes: number;
   /** Seconds between probes (1; upstream's ingress job probes every 60 s). */
   probeSeconds?: number;
+  /**
+   * Seconds of no connection at all to the staging area (curl's 000) before giving up (600): a
+   * gateway that was killed leaves no job probing its dead port for a day.
+   */
+  unreachableSeconds?: number;
 }
 
 /**
@@ -34,10 +39,13 @@ export function ingressScript(s: IngressScript): string {
     'is_dir() { if [ -d "$target" ]; then echo "Cannot write to $target: Is a directory" >&2; exit 3; fi; }',
     'is_dir',
     'probes=0',
+    'unreachable=0',
     'while :; do',
     '    code=$(curl -s -o /dev/null -w "%{http_code}" -I "$url")',
     '    [ "$code" = 200 ] && break',
     '    if [ "$code" != 404 ] && [ "$code" != 000 ]; then echo "The staging area refused the object probe (HTTP $code)" >&2; exit 4; fi',
+    `    if [ "$code" = 000 ]; then unreachable=$((unreachable + ${s.probeSeconds ?? 1})); else unreachable=0; fi`,
+    `    if [ "$unreachable" -ge ${s.unreachableSeconds ?? 600} ]; then echo "The staging area could not be reached for ${s.unreachableSeconds ?? 600} s" >&2; exit 4; fi`,
     `    probes=$((probes + ${s.probeSeconds ?? 1}))`,
     `    if [ "$probes" -ge ${s.maxProbes} ]; then echo "The staged object did not appear within ${s.maxProbes} s" >&2; exit 4; fi`,
     `    sleep ${s.probeSeconds ?? 1}`,
