@@ -29,6 +29,8 @@ export interface IngressScript {
  * completed the multipart upload, then fetch it into the target. Exit 3 when the target is a directory.
  */
 export function ingressScript(s: IngressScript): string {
+  const every = s.probeSeconds ?? 1;
+  const unreachableLimit = s.unreachableSeconds ?? 600;
   return [
     '#!/bin/bash',
     ...s.directives,
@@ -44,11 +46,11 @@ export function ingressScript(s: IngressScript): string {
     '    code=$(curl -s -o /dev/null -w "%{http_code}" -I "$url")',
     '    [ "$code" = 200 ] && break',
     '    if [ "$code" != 404 ] && [ "$code" != 000 ]; then echo "The staging area refused the object probe (HTTP $code)" >&2; exit 4; fi',
-    `    if [ "$code" = 000 ]; then unreachable=$((unreachable + ${s.probeSeconds ?? 1})); else unreachable=0; fi`,
-    `    if [ "$unreachable" -ge ${s.unreachableSeconds ?? 600} ]; then echo "The staging area could not be reached for ${s.unreachableSeconds ?? 600} s" >&2; exit 4; fi`,
-    `    probes=$((probes + ${s.probeSeconds ?? 1}))`,
+    `    if [ "$code" = 000 ]; then unreachable=$((unreachable + ${every})); else unreachable=0; fi`,
+    `    if [ "$unreachable" -ge ${unreachableLimit} ]; then echo "The staging area could not be reached for ${unreachableLimit} s" >&2; exit 4; fi`,
+    `    probes=$((probes + ${every}))`,
     `    if [ "$probes" -ge ${s.maxProbes} ]; then echo "The staged object did not appear within ${s.maxProbes} s" >&2; exit 4; fi`,
-    `    sleep ${s.probeSeconds ?? 1}`,
+    `    sleep ${every}`,
     'done',
     'is_dir',
     // Into a temporary name next to the target, renamed over it once whole: a job killed mid-way

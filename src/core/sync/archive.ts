@@ -21,10 +21,10 @@
  */
 import { once } from 'node:events';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, type Stats } from 'node:fs';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
 import { createGzip } from 'node:zlib';
 import { Header, Pax } from 'tar';
-import { slicer, type LocalFile } from './localTree';
+import { slicer, toPosix, type LocalFile } from './localTree';
 
 /** Tar bytes handed to gzip at a time: small enough that compressing the last batch, which nothing overlaps, is short. */
 const BATCH_BYTES = 256 << 10;
@@ -98,7 +98,7 @@ export class ArchiveBuilder {
     if (f.kind === 'link') {
       const st = lstatSync(path);
       if (!st.isSymbolicLink()) throw new Error(`${path} is no longer a symbolic link`);
-      this.entry(f.rel, 'SymbolicLink', st, 0, readlinkSync(path).split(sep).join('/'));
+      this.entry(f.rel, 'SymbolicLink', st, 0, toPosix(readlinkSync(path)));
     } else {
       const { st, data } = readWhole(path, this.maxFileBytes);
       this.entry(f.rel, 'File', st, data.length);

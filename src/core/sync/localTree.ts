@@ -39,7 +39,8 @@ interface Rules {
   ig: Ignore;
 }
 
-const toPosix = (p: string): string => p.split(sep).join('/');
+/** A path of this machine with `/` separators (a link's target, as tar and the manifest store it). */
+export const toPosix = (p: string): string => p.split(sep).join('/');
 
 function ignoredBy(rules: Rules[], rel: string, isDir: boolean): boolean {
   for (const r of rules) {
