@@ -76,7 +76,8 @@ export class FirecrestFileSystemProvider implements vscode.FileSystemProvider, v
       const failure = e instanceof Error ? e : new Error(String(e));
       return this.run('stat', uri, () => Promise.reject(failure));
     }
-    // A child of the folder just listed is answered at once (VS Code stats each of them).
+    // A child of the folder just listed is answered at once (an Explorer sorted by modification
+    // time stats each of them).
     if (!(known instanceof Promise)) return fileStat(known);
     return this.run('stat', uri, async () => fileStat(await known));
   }

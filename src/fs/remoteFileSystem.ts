@@ -75,8 +75,9 @@ export class RemoteFileSystem {
   private readonly limits: TtlCache<number>;
   private readonly now: () => number;
   /**
-   * The listing the last stat was answered from: VS Code stats every child of a folder it just
-   * listed, and building and hashing the folder's cache key 10,000 times costs more than the rest.
+   * The listing the last stat was answered from: an Explorer sorted by modification time stats every
+   * child of a folder it just listed, and building and hashing the folder's cache key 10,000 times
+   * costs more than the rest.
    */
   private hot?: { profile?: string; system: string; dir: string; listing: Listing; at: number; generation: number };
 
@@ -112,8 +113,9 @@ export class RemoteFileSystem {
 
   /**
    * The entry `uri` names. Answered at once (no promise) when the folder listed last holds it:
-   * VS Code stats every child of a folder it just listed (10,000 calls for a folder of 10,000), and
-   * the promise of an async function costs more than the lookup. Callers await either.
+   * an Explorer sorted by modification time stats every child of a folder it just listed (10,000
+   * calls for a folder of 10,000), and the promise of an async function costs more than the lookup.
+   * Callers await either.
    */
   stat(uri: FirecrestUri): RemoteEntry | Promise<RemoteEntry> {
     const slash = uri.path.lastIndexOf('/');
