@@ -16,6 +16,7 @@ import type { AccountingForm, AccountingToHost, AccountingToWebview } from '../.
 import { target } from '../support/target';
 import { extensionApi, firecrestLogText, nextEvent, waitFor } from './support/extension';
 import { testPartition } from './support/apiVersion';
+import { jobsFolder } from './support/scratch';
 
 const PROFILE = 'acct-test';
 
@@ -57,6 +58,9 @@ describe('Job Accounting panel', function () {
     return answer;
   }
 
+  /** Where the two jobs run (their output files go with it). */
+  let jobs: { path: string; remove: () => Promise<void> } | undefined;
+
   before(async function () {
     this.timeout(240_000);
     const api = await extensionApi();
@@ -65,10 +69,11 @@ describe('Job Accounting panel', function () {
     });
     client = await api.connections.client(PROFILE);
     const home = `/home/${(await client.userInfo(t.system)).user.name}`;
+    jobs = await jobsFolder(client, t.system, home, 'fc-acct-jobs');
     partition = await testPartition(client, t.system);
     const script = (code: number) => `#!/bin/bash\n#SBATCH --partition=${partition}\n#SBATCH --time=00:02:00\necho "accounting ${tag} ${code}"\nexit ${code}\n`;
-    ids.ok = await client.submitJob(t.system, { script: script(0), workingDirectory: home, name: `acct-ok-${tag}` });
-    ids.fail = await client.submitJob(t.system, { script: script(3), workingDirectory: home, name: `acct-fail-${tag}` });
+    ids.ok = await client.submitJob(t.system, { script: script(0), workingDirectory: jobs.path, name: `acct-ok-${tag}` });
+    ids.fail = await client.submitJob(t.system, { script: script(3), workingDirectory: jobs.path, name: `acct-fail-${tag}` });
     await Promise.all([ids.ok, ids.fail].map((id) => client.waitForJob(t.system, id, { overallTimeoutMs: 180_000 })));
     // Slurm's time-window accounting shows a job a few seconds after `sacct --jobs` does (the
     // panel asks for a window): wait until the window has both, as a user would see them.
@@ -81,6 +86,7 @@ describe('Job Accounting panel', function () {
   });
 
   after(async () => {
+    await jobs?.remove();
     panel?.dispose();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });

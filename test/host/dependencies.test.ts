@@ -12,8 +12,9 @@ import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../src/core/client';
 import type { SnapshotNode } from '../../src/views/treeSnapshot';
 import { target } from '../support/target';
-import { testPartition } from './support/apiVersion';
+import { skipBecause, testPartition } from './support/apiVersion';
 import { addTestConnection, waitFor } from './support/extension';
+import { jobsFolder } from './support/scratch';
 
 const PROFILE = 'deps-test';
 
@@ -35,29 +36,35 @@ async function row(jobId: string): Promise<SnapshotNode | undefined> {
 describe('Dependencies (Run after…)', function () {
   const t = target();
   let client: FirecrestClient;
-  let home: string;
+  /** Where the jobs run (their output files go with it), in the user's home. */
+  let jobs: { path: string; remove: () => Promise<void> } | undefined;
   const running: string[] = [];
   const dir = mkdtempSync(join(tmpdir(), 'fc-deps-'));
   const tag = Math.random().toString(36).slice(2, 8);
 
   before(async () => {
+    let home: string;
     ({ client, home } = await addTestConnection(PROFILE));
+    jobs = await jobsFolder(client, t.system, home, 'fc-deps-jobs');
     await vscode.commands.executeCommand('firecrest.jobs.focus');
   });
 
   after(async () => {
     for (const id of running) await client.cancelJob(t.system, id).catch(() => undefined);
+    await jobs?.remove();
     await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
   });
 
   it('a job submitted to run after another says what it waits for, then that it never starts once that job is cancelled', async function () {
     this.timeout(180_000);
+    // API v1 lists jobs without their pending reason: no row there can say what a job waits for.
+    skipBecause(this, t.apiVersion === 'v1' ? 'API v1 job listings carry no pending reason' : undefined);
     const partition = await testPartition(client, t.system);
-    const first = await client.submitJob(t.system, { script: '#!/bin/bash\nsleep 300\n', workingDirectory: home, name: `fc-deps-first-${tag}`, partition });
+    const first = await client.submitJob(t.system, { script: '#!/bin/bash\nsleep 300\n', workingDirectory: jobs!.path, name: `fc-deps-first-${tag}`, partition });
     running.push(first);
     const file = join(dir, `after-${tag}.sh`);
     writeFileSync(file, `#!/bin/bash\n#SBATCH --partition=${partition}\n#SBATCH --job-name=fc-deps-then-${tag}\n#SBATCH --time=00:01:00\necho done\n`);
-    const then = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: vscode.Uri.file(file), profile: PROFILE, system: t.system, workingDirectory: home, dependency: `afterok:${first}` });
+    const then = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: vscode.Uri.file(file), profile: PROFILE, system: t.system, workingDirectory: jobs!.path, dependency: `afterok:${first}` });
     assert.ok(then?.jobId);
     running.push(then.jobId);
 
@@ -92,7 +99,7 @@ describe('Dependencies (Run after…)', function () {
   it('refuses a dependency that is not Slurm syntax before submitting anything', async () => {
     const file = join(dir, `bad-${tag}.sh`);
     writeFileSync(file, '#!/bin/bash\necho never\n');
-    const result = await vscode.commands.executeCommand<Ref | undefined>('firecrest.submitJob', { uri: vscode.Uri.file(file), profile: PROFILE, system: t.system, workingDirectory: home, dependency: 'afterok:1\nrm -rf ~' });
+    const result = await vscode.commands.executeCommand<Ref | undefined>('firecrest.submitJob', { uri: vscode.Uri.file(file), profile: PROFILE, system: t.system, workingDirectory: jobs!.path, dependency: 'afterok:1\nrm -rf ~' });
     assert.equal(result, undefined);
     assert.ok(!(await client.jobs(t.system)).some((j) => j.name === `bad-${tag}.sh`), 'no job was submitted');
   });

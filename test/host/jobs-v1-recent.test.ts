@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { SnapshotNode } from '../../src/views/treeSnapshot';
 import { target } from '../support/target';
 import { extensionApi, waitFor } from './support/extension';
+import { jobsFolder } from './support/scratch';
 
 const BEFORE = 'v1-recent-before';
 const AFTER = 'v1-recent-after';
@@ -55,9 +56,9 @@ describe('Jobs view on API v1: jobs that finished before the connection was adde
     const api = await extensionApi();
     await connect(BEFORE);
     const before = await api.connections.client(BEFORE);
-    const home = `/home/${(await before.userInfo(t.system)).user.name}`;
-    const id = await before.submitJob(t.system, { name: 'v1-recent-host', workingDirectory: home, script: '#!/bin/bash\n#SBATCH --time=00:02:00\nexit 4\n' });
-    const done = await before.waitForJob(t.system, id, { overallTimeoutMs: 180_000 });
+    const jobs = await jobsFolder(before, t.system, `/home/${(await before.userInfo(t.system)).user.name}`, 'fc-v1-recent-jobs');
+    const id = await before.submitJob(t.system, { name: 'v1-recent-host', workingDirectory: jobs.path, script: '#!/bin/bash\n#SBATCH --time=00:02:00\nexit 4\n' });
+    const done = await before.waitForJob(t.system, id, { overallTimeoutMs: 180_000 }).finally(jobs.remove);
     assert.equal(done.exitCode, 4, done.state);
     await remove(BEFORE);
 

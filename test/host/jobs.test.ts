@@ -13,6 +13,7 @@ import type { SnapshotNode } from '../../src/views/treeSnapshot';
 import { gatewayOnly, target, type GatewayInfo } from '../support/target';
 import { lacks, routesOf, skipBecause, testPartition } from './support/apiVersion';
 import { extensionApi, waitFor } from './support/extension';
+import { jobsFolder } from './support/scratch';
 
 const PROFILE = 'jobs-test';
 
@@ -85,6 +86,9 @@ describe('Jobs view and job commands', function () {
   const t = target();
   let client: FirecrestClient;
   let home: string;
+  /** Where the suite's jobs run (their output files go with it), in the user's home. */
+  let jobsDir: string;
+  let removeJobsDir: (() => Promise<void>) | undefined;
   const dir = mkdtempSync(join(tmpdir(), 'fc-jobs-'));
   const tag = Math.random().toString(36).slice(2, 8);
   let submitted: Ref | undefined;
@@ -96,12 +100,14 @@ describe('Jobs view and job commands', function () {
     });
     client = await api.connections.client(PROFILE);
     home = `/home/${(await client.userInfo(t.system)).user.name}`;
+    ({ path: jobsDir, remove: removeJobsDir } = await jobsFolder(client, t.system, home, 'fc-jobs-suite'));
     await vscode.commands.executeCommand('firecrest.jobs.focus');
     await waitFor('the Jobs view to be visible', async () => (await jobsTree()).visible);
   });
 
   after(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await removeJobsDir?.();
     await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
   });
 
@@ -112,7 +118,7 @@ describe('Jobs view and job commands', function () {
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
     await vscode.window.showTextDocument(doc);
     // No uri: the command takes the active editor, as from the editor title button.
-    submitted = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { profile: PROFILE, system: t.system, workingDirectory: home });
+    submitted = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { profile: PROFILE, system: t.system, workingDirectory: jobsDir });
     assert.ok(submitted?.jobId, 'a job id came back');
     const job = await client.job(t.system, submitted.jobId);
     assert.equal(job.partition, partition);
@@ -127,7 +133,7 @@ describe('Jobs view and job commands', function () {
     // A job that pends first is polled every 30 s; a ~10 s job could run between two polls. Ask
     // for a refresh every few seconds so the view catches it running.
     let asked = Date.now();
-    const release = `${home}/.fc-release-${tag}`;
+    const release = `${jobsDir}/.fc-release-${tag}`;
     try {
       const seenRunning = await waitFor('the job in Running', async () => {
         if (Date.now() - asked > 3000) {
@@ -188,7 +194,7 @@ describe('Jobs view and job commands', function () {
     await listed();
     // A new job changes the folders (it is pending or running, then finished): still no refresh
     // of the whole tree.
-    const jobId = await client.submitJob(t.system, { script: '#!/bin/bash\nsleep 1\n', workingDirectory: home, name: `fc-rows-${tag}`, partition });
+    const jobId = await client.submitJob(t.system, { script: '#!/bin/bash\nsleep 1\n', workingDirectory: jobsDir, name: `fc-rows-${tag}`, partition });
     await waitFor('the new job in the tree', async () => {
       await listed();
       return (await findJob(jobId))?.group === 'Recently finished';
@@ -236,7 +242,7 @@ describe('Jobs view and job commands', function () {
     assert.equal(b.script, a.script);
     const job = await client.job(t.system, again.jobId);
     assert.equal(job.partition, 'debug');
-    assert.equal(job.workingDirectory, home);
+    assert.equal(job.workingDirectory, jobsDir);
     await client.cancelJob(t.system, again.jobId).catch(() => undefined);
   });
 
@@ -245,12 +251,12 @@ describe('Jobs view and job commands', function () {
     skipBecause(this, lacks(client.capabilities, 'attach', 'Attach'));
     const file = join(dir, `attach-${tag}.sh`);
     writeFileSync(file, `#!/bin/bash\n#SBATCH --job-name=fc-attach-${tag}\nsleep 120\n`);
-    const ref = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: file, profile: PROFILE, system: t.system, workingDirectory: home, partition: 'debug' });
+    const ref = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: file, profile: PROFILE, system: t.system, workingDirectory: jobsDir, partition: 'debug' });
     try {
       await waitFor('the job running', async () => (await client.job(t.system, ref.jobId)).stateClass === 'running', 60_000);
       const once = await vscode.commands.executeCommand<{ output: string; exitCode?: number }>('firecrest.attachToJob', { ...ref, command: 'echo "inside $SLURM_JOB_ID"' });
       assert.deepEqual({ output: once.output, exitCode: once.exitCode }, { output: `inside ${ref.jobId}\n`, exitCode: 0 });
-      const leftovers = async () => (await client.list(t.system, home, { showHidden: true })).filter((e) => e.name.startsWith(`.firecrest-attach-${ref.jobId}-`)).map((e) => e.name);
+      const leftovers = async () => (await client.list(t.system, jobsDir, { showHidden: true })).filter((e) => e.name.startsWith(`.firecrest-attach-${ref.jobId}-`)).map((e) => e.name);
       assert.deepEqual(await leftovers(), [], 'attach removes its output file');
 
       // Interactive: a terminal where each line typed runs in the job.
@@ -321,7 +327,7 @@ describe('Jobs view and job commands', function () {
     writeFileSync(file, `#!/bin/bash\n#SBATCH --job-name=fc-short-${tag}\n#SBATCH --time=00:02:00\nsleep 6\nexit 4\n`);
     await vscode.commands.executeCommand('workbench.view.explorer');
     await waitFor('the Jobs view to be hidden', async () => !(await jobsTree()).visible);
-    const ref = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: vscode.Uri.file(file), profile: PROFILE, system: t.system, workingDirectory: home, partition });
+    const ref = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: vscode.Uri.file(file), profile: PROFILE, system: t.system, workingDirectory: jobsDir, partition });
     const seen = await waitFor('the end announced', async () => {
       const snap = await jobsTree();
       const notice = snap.notices.find((n) => n.includes(`Job ${ref.jobId} `));
@@ -337,7 +343,7 @@ describe('Jobs view and job commands', function () {
     this.timeout(180_000);
     const file = join(dir, `sleep-${tag}.sh`);
     writeFileSync(file, `#!/bin/bash\n#SBATCH --job-name=fc-sleep-${tag}\n#SBATCH --time=00:10:00\nsleep 300\n`);
-    const ref = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: vscode.Uri.file(file), profile: PROFILE, system: t.system, workingDirectory: home, partition });
+    const ref = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: vscode.Uri.file(file), profile: PROFILE, system: t.system, workingDirectory: jobsDir, partition });
     await waitFor('the sleeping job in Running', async () => (await findJob(ref.jobId))?.group === 'Running', 60_000);
 
     if (!gatewayOnly()) {
@@ -379,7 +385,7 @@ describe('Jobs view and job commands', function () {
     for (const n of [1, 2]) {
       const file = join(dir, `multi-${n}-${tag}.sh`);
       writeFileSync(file, `#!/bin/bash\n#SBATCH --job-name=fc-multi-${n}-${tag}\nsleep 300\n`);
-      refs.push(await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: file, profile: PROFILE, system: t.system, workingDirectory: home, partition }));
+      refs.push(await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: file, profile: PROFILE, system: t.system, workingDirectory: jobsDir, partition }));
     }
     // On the local gateway the second cancel is held until the tree has seen the first job end:
     // the moment a warning would slip out if the command said "the user cancelled these" only

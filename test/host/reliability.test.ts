@@ -15,6 +15,7 @@ import { adminCall, type AdminTarget } from '../reliability/admin';
 import { freePort, OwnGateway } from '../reliability/ownGateway';
 import { gatewayOnly, target } from '../support/target';
 import { EXTENSION_ID, extensionApi, waitFor } from './support/extension';
+import { jobsFolder } from './support/scratch';
 
 interface JobsSnap { visible: boolean; description?: string; tree: SnapshotNode[] }
 const jobsTree = async () => await vscode.commands.executeCommand<JobsSnap>('firecrest.test.jobsTree');
@@ -43,6 +44,7 @@ describe('Reliability: token expiry and gateway restart', function () {
     let client: FirecrestClient;
     let admin: AdminTarget;
     let home: string;
+    let jobs: { path: string; remove: () => Promise<void> } | undefined;
 
     before(async function () {
       if (gatewayOnly()) this.skip();
@@ -53,6 +55,7 @@ describe('Reliability: token expiry and gateway restart', function () {
       });
       client = await api.connections.client(PROFILE);
       home = `/home/${(await client.userInfo(t.system)).user.name}`;
+      jobs = await jobsFolder(client, t.system, home, 'fc-rel-jobs');
       await vscode.commands.executeCommand('firecrest.jobs.focus');
       await waitFor('the Jobs view to be visible', async () => (await jobsTree()).visible);
     });
@@ -60,6 +63,7 @@ describe('Reliability: token expiry and gateway restart', function () {
     let running: string | undefined;
     after(async () => {
       if (running) await client.cancelJob(t.system, running).catch(() => undefined);
+      await jobs?.remove();
       await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
     });
 
@@ -68,7 +72,7 @@ describe('Reliability: token expiry and gateway restart', function () {
       // The job runs until the rounds are done (the view refreshes every 5 s only while a job
       // runs; a job that ended mid-test stopped the refreshes a round waits for: CI15), then it
       // is cancelled, and the view must show that too.
-      const jobId = await client.submitJob(t.system, { workingDirectory: home, script: '#!/bin/bash\nsleep 600\n', name: 'fc-rel-token' });
+      const jobId = await client.submitJob(t.system, { workingDirectory: jobs!.path, script: '#!/bin/bash\nsleep 600\n', name: 'fc-rel-token' });
       running = jobId;
       await vscode.commands.executeCommand('firecrest.jobs.refresh');
       const file = vscode.Uri.from({ scheme: 'firecrest', authority: `${PROFILE}@${t.system}`, path: `${home}/fc-rel-token-${jobId}.txt` });

@@ -14,6 +14,7 @@ import type { Partition, Reservation } from '../../src/core/model';
 import { target } from '../support/target';
 import { skipBecause } from './support/apiVersion';
 import { extensionApi, waitFor } from './support/extension';
+import { jobsFolder } from './support/scratch';
 
 const PROFILE = 'sbatch-test';
 const LIVE_ROUTES = ['/partitions', '/reservations', '/userinfo'];
@@ -80,7 +81,10 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     await vscode.workspace.getConfiguration('firecrest').update('sbatch.system', `${PROFILE}/${t.system}`, vscode.ConfigurationTarget.Global);
   });
 
+  /** Folders the tests' jobs ran in (their output files go with them). */
+  const jobFolders: (() => Promise<void>)[] = [];
   after(async () => {
+    for (const remove of jobFolders) await remove();
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.workspace.getConfiguration('firecrest').update('sbatch.system', undefined, vscode.ConfigurationTarget.Global);
     await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
@@ -235,8 +239,9 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     assert.equal(lenses[1].command?.command, 'firecrest.submitJobWithOptions');
     // The answers given once for this script (here without prompts) are remembered: the lens then
     // submits with them and asks nothing (a question would leave this call waiting).
-    const home = `/home/${user}`;
-    const first = await vscode.commands.executeCommand<{ jobId: string }>('firecrest.submitJob', { uri: editor.document.uri, profile: PROFILE, system: t.system, workingDirectory: home, remember: true });
+    const jobs = await jobsFolder(client, t.system, `/home/${user}`, 'fc-sbatch-jobs');
+    jobFolders.push(jobs.remove);
+    const first = await vscode.commands.executeCommand<{ jobId: string }>('firecrest.submitJob', { uri: editor.document.uri, profile: PROFILE, system: t.system, workingDirectory: jobs.path, remember: true });
     assert.ok(first?.jobId);
     const ref = await vscode.commands.executeCommand<{ jobId: string }>(lenses[0].command.command, ...lenses[0].command.arguments!);
     assert.ok(ref?.jobId && ref.jobId !== first.jobId, 'a job id came back');
@@ -247,7 +252,7 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
     }, 60_000);
     assert.equal(job.partition, 'debug');
     // (v1 learns an ended job from sacct, which has no working directory.)
-    if (job.workingDirectory !== undefined) assert.equal(job.workingDirectory, home, 'the remembered working directory');
+    if (job.workingDirectory !== undefined) assert.equal(job.workingDirectory, jobs.path, 'the remembered working directory');
   });
 
   it('checks a firecrest:// script against its own system, whatever the setting says', async () => {

@@ -36,19 +36,22 @@ async function submitHistory(): Promise<void> {
   const system = target().system;
   const client = await testClient('ui-accounting');
   try {
-    const home = await remoteHome(client, system);
+    // The jobs run in a folder of their own (their output files go with it).
+    const jobsDir = `${await remoteHome(client, system)}/ui-acct-jobs-${Math.random().toString(36).slice(2, 8)}`;
+    await client.mkdir(system, jobsDir);
     const plan: [string, string, number, number][] = [
       ['prepare-input', 'debug', 1, 0], ['simulate-a', 'long', 3, 0], ['simulate-b', 'long', 2, 0], ['analyse', 'debug', 1, 0],
       ['bad-config', 'debug', 0, 3], ['plot', 'debug', 1, 0], ['oom-like', 'long', 1, 137],
     ];
     const ids = await Promise.all(plan.map(([name, partition, sleep, code]) => client.submitJob(system, {
-      name, workingDirectory: home, script: `#!/bin/bash\n#SBATCH --partition=${partition}\n#SBATCH --time=00:05:00\nsleep ${sleep}\nexit ${code}\n`,
+      name, workingDirectory: jobsDir, script: `#!/bin/bash\n#SBATCH --partition=${partition}\n#SBATCH --time=00:05:00\nsleep ${sleep}\nexit ${code}\n`,
     })));
-    const cancelled = await client.submitJob(system, { name: 'too-long', workingDirectory: home, script: '#!/bin/bash\n#SBATCH --partition=debug\nsleep 300\n' });
+    const cancelled = await client.submitJob(system, { name: 'too-long', workingDirectory: jobsDir, script: '#!/bin/bash\n#SBATCH --partition=debug\nsleep 300\n' });
     // Cancelled once it runs, so the table shows a job that ran and was cancelled.
     await until(`job ${cancelled} running`, async () => ((await client.job(system, cancelled)).stateClass === 'running' ? true : undefined), 120_000, 300);
     await client.cancelJob(system, cancelled);
     await Promise.all([...ids, cancelled].map((id) => client.waitForJob(system, id, { overallTimeoutMs: 120_000 })));
+    await client.remove(system, jobsDir).catch(() => undefined);
   } finally {
     await client.dispose();
   }

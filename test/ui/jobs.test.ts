@@ -28,6 +28,8 @@ describe('Jobs view (UI)', () => {
   let client: FirecrestClient;
   let system = '';
   let home = '';
+  /** Where the jobs run (their output files go with it). */
+  let jobsDir = '';
   let running: string | undefined;
   let array: string | undefined;
   // Names of this run's own: other runs on the machine share the home.
@@ -39,17 +41,20 @@ describe('Jobs view (UI)', () => {
     // A full job listing of a busy test user took more than 30 s with three CIs on the machine (CI40).
     client = await testClient('ui-jobs', { requestTimeoutMs: 180_000 });
     home = await remoteHome(client, system);
+    jobsDir = `${home}/ui-jobs-${Math.random().toString(36).slice(2, 8)}`;
+    await client.mkdir(system, jobsDir);
   });
 
   after(async () => {
     for (const id of [running, array]) if (id) await client.cancelJob(system, id).catch(() => undefined);
     for (const name of [`${copied}-source.txt`, `${copied}-target.txt`]) await client?.remove(system, `${home}/${name}`).catch(() => undefined);
+    if (jobsDir) await client?.remove(system, jobsDir).catch(() => undefined);
     await client?.dispose();
   });
 
   it('shows a running and a finished job, grouped by state', async function () {
     this.timeout(480_000);
-    const done = await client.submitJob(system, { script: '#!/bin/bash\necho hello from the UI test\nfor i in 1 2 3; do echo "step $i loss=0.$i"; done\necho "Traceback (most recent call last):"\necho "  File train.py, line 3"\necho "ValueError: loss is NaN"\n', workingDirectory: home, name: 'ui-finished', partition: 'debug' });
+    const done = await client.submitJob(system, { script: '#!/bin/bash\necho hello from the UI test\nfor i in 1 2 3; do echo "step $i loss=0.$i"; done\necho "Traceback (most recent call last):"\necho "  File train.py, line 3"\necho "ValueError: loss is NaN"\n', workingDirectory: jobsDir, name: 'ui-finished', partition: 'debug' });
     await client.waitForJob(system, done, { overallTimeoutMs: 60_000 });
     // Slurm's accounting records the exit code a moment after the job is COMPLETED.
     for (const deadline = Date.now() + 60_000; (await client.job(system, done)).exitCode === undefined; await new Promise((r) => setTimeout(r, 1000))) {
@@ -58,7 +63,7 @@ describe('Jobs view (UI)', () => {
     // A copy on the cluster is a transfer job of the server's (CopyFiles): listed in its own group.
     await client.uploadSmall(system, home, `${copied}-source.txt`, new TextEncoder().encode('copied by the UI test\n'));
     await client.copy(system, `${home}/${copied}-source.txt`, `${home}/${copied}-target.txt`, { overallTimeoutMs: 120_000 });
-    running = await client.submitJob(system, { script: '#!/bin/bash\nsleep 300\n', workingDirectory: home, name: 'ui-running', partition: 'debug' });
+    running = await client.submitJob(system, { script: '#!/bin/bash\nsleep 300\n', workingDirectory: jobsDir, name: 'ui-running', partition: 'debug' });
     // On a busy node the job can pend for a while: the screenshot is of a job that really runs.
     for (const deadline = Date.now() + 120_000; ; await new Promise((r) => setTimeout(r, 1000))) {
       const state = await client.job(system, running).then((j) => j.stateClass, () => 'pending');
@@ -145,7 +150,7 @@ describe('Jobs view (UI)', () => {
     }
     // 20 tasks, 2 at a time: 0-1 end at once, 2-3 run on, the rest wait their turn.
     const script = '#!/bin/bash\n#SBATCH --array=0-19%2\n#SBATCH --time=00:05:00\n#SBATCH --output=/dev/null\nif [ "$SLURM_ARRAY_TASK_ID" -ge 2 ]; then sleep 240; fi\n';
-    array = await client.submitJob(system, { script, workingDirectory: home, name: 'ui-array', partition: 'debug' });
+    array = await client.submitJob(system, { script, workingDirectory: jobsDir, name: 'ui-array', partition: 'debug' });
     await until('2 tasks running and 2 done', async () => {
       const tasks = (await client!.jobs(system)).filter((j) => j.array?.jobId === array);
       return tasks.filter((j) => j.stateClass === 'running').length === 2 && tasks.filter((j) => j.isFinal).length === 2 ? true : undefined;
