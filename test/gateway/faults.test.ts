@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { afterEach, describe, it } from 'node:test';
 import { gatewayOnly } from '../support/target';
-import { admin, api, gw, isErrorBody, sleep, t, token, workDir, type Json } from './support';
+import { admin, api, gw, isErrorBody, sleep, t, token, type Json } from './support';
+import { scratchDir } from './support-fs';
 
 const systems = 'GET /v2/status/systems';
 
@@ -87,16 +88,23 @@ void describe('fault switches', { skip: gatewayOnly() }, () => {
 
   void it('a connection dropped after the handler acted: the job exists although the answer was lost', async () => {
     const name = `f7t-dropped-${randomBytes(4).toString('hex')}`;
-    const wd = await workDir();
-    await admin('PUT', '/faults', { dropAfter: { next: 1, match: '^POST /v2/compute/' } });
-    await assert.rejects(api(`/compute/${t.system}/jobs`, { method: 'POST', json: { job: { name, workingDirectory: wd, script: '#!/bin/bash\ntrue\n' } } }));
-    let found = false;
-    for (let i = 0; i < 20 && !found; i++) {
-      const list = await api(`/compute/${t.system}/jobs`, { query: { name } });
-      found = (list.body.jobs ?? []).some((j: Json) => j.name === name);
-      if (!found) await sleep(250);
+    // A folder of its own, so the job's output file does not stay in the home.
+    const { path: wd, remove } = await scratchDir('dropped');
+    let found: Json;
+    try {
+      await admin('PUT', '/faults', { dropAfter: { next: 1, match: '^POST /v2/compute/' } });
+      await assert.rejects(api(`/compute/${t.system}/jobs`, { method: 'POST', json: { job: { name, workingDirectory: wd, script: '#!/bin/bash\ntrue\n' } } }));
+      for (let i = 0; i < 20 && !found; i++) {
+        const list = await api(`/compute/${t.system}/jobs`, { query: { name } });
+        found = (list.body.jobs ?? []).find((j: Json) => j.name === name);
+        if (!found) await sleep(250);
+      }
+      assert.ok(found, 'the submitted job is listed');
+    } finally {
+      // Cancelled first (it may still pend on a busy queue), so nothing writes in the folder after.
+      if (found) await api(`/compute/${t.system}/jobs/${String(found.jobId)}`, { method: 'DELETE' });
+      await remove();
     }
-    assert.ok(found, 'the submitted job is listed');
   });
 });
 
