@@ -16,7 +16,7 @@ import type { AccountingForm, AccountingToHost, AccountingToWebview } from '../.
 import { target } from '../support/target';
 import { extensionApi, firecrestLogText, nextEvent, waitFor } from './support/extension';
 import { testPartition } from './support/apiVersion';
-import { jobsFolder } from './support/scratch';
+import { jobsFolder } from '../support/jobsFolder';
 
 const PROFILE = 'acct-test';
 

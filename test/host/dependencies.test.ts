@@ -14,7 +14,7 @@ import type { SnapshotNode } from '../../src/views/treeSnapshot';
 import { target } from '../support/target';
 import { skipBecause, testPartition } from './support/apiVersion';
 import { addTestConnection, waitFor } from './support/extension';
-import { jobsFolder } from './support/scratch';
+import { jobsFolder } from '../support/jobsFolder';
 
 const PROFILE = 'deps-test';
 

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { SnapshotNode } from '../../src/views/treeSnapshot';
 import { target } from '../support/target';
 import { extensionApi, waitFor } from './support/extension';
-import { jobsFolder } from './support/scratch';
+import { jobsFolder } from '../support/jobsFolder';
 
 const BEFORE = 'v1-recent-before';
 const AFTER = 'v1-recent-after';

@@ -13,7 +13,7 @@ import type { SnapshotNode } from '../../src/views/treeSnapshot';
 import { gatewayOnly, target, type GatewayInfo } from '../support/target';
 import { lacks, routesOf, skipBecause, testPartition } from './support/apiVersion';
 import { extensionApi, waitFor } from './support/extension';
-import { jobsFolder } from './support/scratch';
+import { jobsFolder } from '../support/jobsFolder';
 
 const PROFILE = 'jobs-test';
 

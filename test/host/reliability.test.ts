@@ -15,7 +15,7 @@ import { adminCall, type AdminTarget } from '../reliability/admin';
 import { freePort, OwnGateway } from '../reliability/ownGateway';
 import { gatewayOnly, target } from '../support/target';
 import { EXTENSION_ID, extensionApi, waitFor } from './support/extension';
-import { jobsFolder } from './support/scratch';
+import { jobsFolder } from '../support/jobsFolder';
 
 interface JobsSnap { visible: boolean; description?: string; tree: SnapshotNode[] }
 const jobsTree = async () => await vscode.commands.executeCommand<JobsSnap>('firecrest.test.jobsTree');

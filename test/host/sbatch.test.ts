@@ -14,7 +14,7 @@ import type { Partition, Reservation } from '../../src/core/model';
 import { target } from '../support/target';
 import { skipBecause } from './support/apiVersion';
 import { extensionApi, waitFor } from './support/extension';
-import { jobsFolder } from './support/scratch';
+import { jobsFolder } from '../support/jobsFolder';
 
 const PROFILE = 'sbatch-test';
 const LIVE_ROUTES = ['/partitions', '/reservations', '/userinfo'];

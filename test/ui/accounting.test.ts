@@ -7,6 +7,7 @@ import * as assert from 'node:assert/strict';
 import type { FrameLocator, Page } from 'playwright-core';
 import { target } from '../support/target';
 import { until } from '../support/until';
+import { jobsFolder } from '../support/jobsFolder';
 import { remoteHome, testClient } from './support/client';
 import { openWorkbench, runCommand, screenshot } from './support/workbench';
 
@@ -37,8 +38,8 @@ async function submitHistory(): Promise<void> {
   const client = await testClient('ui-accounting');
   try {
     // The jobs run in a folder of their own (their output files go with it).
-    const jobsDir = `${await remoteHome(client, system)}/ui-acct-jobs-${Math.random().toString(36).slice(2, 8)}`;
-    await client.mkdir(system, jobsDir);
+    const jobs = await jobsFolder(client, system, await remoteHome(client, system), 'ui-acct-jobs');
+    const jobsDir = jobs.path;
     const plan: [string, string, number, number][] = [
       ['prepare-input', 'debug', 1, 0], ['simulate-a', 'long', 3, 0], ['simulate-b', 'long', 2, 0], ['analyse', 'debug', 1, 0],
       ['bad-config', 'debug', 0, 3], ['plot', 'debug', 1, 0], ['oom-like', 'long', 1, 137],
@@ -51,7 +52,7 @@ async function submitHistory(): Promise<void> {
     await until(`job ${cancelled} running`, async () => ((await client.job(system, cancelled)).stateClass === 'running' ? true : undefined), 120_000, 300);
     await client.cancelJob(system, cancelled);
     await Promise.all([...ids, cancelled].map((id) => client.waitForJob(system, id, { overallTimeoutMs: 120_000 })));
-    await client.remove(system, jobsDir).catch(() => undefined);
+    await jobs.remove();
   } finally {
     await client.dispose();
   }

@@ -9,6 +9,7 @@ import * as assert from 'node:assert/strict';
 import type { FirecrestClient } from '../../src/core/index';
 import { target } from '../support/target';
 import { until } from '../support/until';
+import { jobsFolder } from '../support/jobsFolder';
 import { remoteHome, testClient } from './support/client';
 import { openViewContainer, openWorkbench, runCommand, screenshot, view } from './support/workbench';
 
@@ -30,6 +31,7 @@ describe('Jobs view (UI)', () => {
   let home = '';
   /** Where the jobs run (their output files go with it). */
   let jobsDir = '';
+  let removeJobsDir: (() => Promise<void>) | undefined;
   let running: string | undefined;
   let array: string | undefined;
   // Names of this run's own: other runs on the machine share the home.
@@ -41,14 +43,13 @@ describe('Jobs view (UI)', () => {
     // A full job listing of a busy test user took more than 30 s with three CIs on the machine (CI40).
     client = await testClient('ui-jobs', { requestTimeoutMs: 180_000 });
     home = await remoteHome(client, system);
-    jobsDir = `${home}/ui-jobs-${Math.random().toString(36).slice(2, 8)}`;
-    await client.mkdir(system, jobsDir);
+    ({ path: jobsDir, remove: removeJobsDir } = await jobsFolder(client, system, home, 'ui-jobs'));
   });
 
   after(async () => {
     for (const id of [running, array]) if (id) await client.cancelJob(system, id).catch(() => undefined);
     for (const name of [`${copied}-source.txt`, `${copied}-target.txt`]) await client?.remove(system, `${home}/${name}`).catch(() => undefined);
-    if (jobsDir) await client?.remove(system, jobsDir).catch(() => undefined);
+    await removeJobsDir?.();
     await client?.dispose();
   });
 

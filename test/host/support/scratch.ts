@@ -33,14 +33,3 @@ export async function connectWithScratchFolder(profile: string, prefix: string):
   await vscode.workspace.fs.createDirectory(vscodeUri(base));
   return { api, client, base };
 }
-
-/**
- * A folder of its own in `home` for a suite's jobs to run in, so their `slurm-<id>.out` files go
- * with it instead of piling up in the test user's home (40 a run, and a home of thousands of files
- * is slow to create files in). `remove` deletes it, and never fails the suite.
- */
-export async function jobsFolder(client: FirecrestClient, system: string, home: string, prefix: string): Promise<{ path: string; remove: () => Promise<void> }> {
-  const path = `${home}/${prefix}-${randomBytes(4).toString('hex')}`;
-  await client.mkdir(system, path);
-  return { path, remove: () => client.remove(system, path).catch(() => undefined) };
-}
