@@ -131,11 +131,31 @@ export function launchPiped(user: UnixUser, argv: string[], opts: LaunchOptions 
   return spawn(full[0], full.slice(1), { ...spawnOpts, stdio: 'pipe', env: { ...ROOT_ENV } });
 }
 
+/** Signals every process of a process group (a command started by `launchPiped` leads its own). */
+export function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: nothing left to signal.
+  }
+}
+
+/** Seconds the gateway waits past a command's own `timeout` before it ends the command itself. */
+const DEADLINE_GRACE_SECONDS = 5;
+
+/**
+ * Runs `argv` as `user` and collects its output. The command leads a process group of its own
+ * (`setpriv`, `env` and `timeout` exec one another, and `timeout` keeps the tool in its group), so
+ * a cap or a deadline ends the tool and whatever it started, not only the process the gateway
+ * spawned: an orphaned `find` would otherwise run on, unbounded, with the pipe open. Once a cap or
+ * the deadline has fired, the pipes are closed here too, so the answer never waits on a process
+ * that left the group.
+ */
 export function runAs(user: UnixUser, argv: string[], opts: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     let child: ChildProcessWithoutNullStreams;
     try {
-      child = launchPiped(user, argv, { env: opts.env, timeoutSeconds: opts.timeoutSeconds, cwd: opts.cwd ?? user.home, signal: opts.signal });
+      child = launchPiped(user, argv, { env: opts.env, timeoutSeconds: opts.timeoutSeconds, cwd: opts.cwd ?? user.home, detached: true });
     } catch (e) {
       reject(e instanceof Error ? e : new Error(String(e)));
       return;
@@ -145,23 +165,48 @@ export function runAs(user: UnixUser, argv: string[], opts: RunOptions = {}): Pr
     let outLen = 0;
     let errLen = 0;
     let outputExceeded = false;
+    let timedOut = false;
+    let ended = false;
     const cap = opts.maxOutputBytes ?? Number.POSITIVE_INFINITY;
+    const end = (): void => {
+      if (ended) return;
+      ended = true;
+      if (child.pid !== undefined) killGroup(child.pid, 'SIGKILL');
+      child.stdout.destroy();
+      child.stderr.destroy();
+    };
+    const deadline = opts.timeoutSeconds
+      ? setTimeout(() => { timedOut = true; end(); }, (opts.timeoutSeconds + DEADLINE_GRACE_SECONDS) * 1000)
+      : undefined;
+    const onAbort = (): void => end();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted) end();
     child.stdout.on('data', (b: Buffer) => {
+      if (ended) return;
       outLen += b.length;
-      if (outLen >= cap) { outputExceeded = true; child.kill('SIGKILL'); return; }
+      if (outLen >= cap) { outputExceeded = true; end(); return; }
       out.push(b);
     });
     child.stderr.on('data', (b: Buffer) => {
+      if (ended) return;
       errLen += b.length;
-      if (errLen >= cap) { outputExceeded = true; child.kill('SIGKILL'); return; }
+      if (errLen >= cap) { outputExceeded = true; end(); return; }
       err.push(b);
     });
-    child.on('error', reject);
+    child.on('error', (e) => {
+      clearTimeout(deadline);
+      reject(e);
+    });
     child.on('close', (code, signal) => {
+      clearTimeout(deadline);
+      opts.signal?.removeEventListener('abort', onAbort);
+      // The command itself is gone; what it started in its group goes with it.
+      if (child.pid !== undefined && !ended) killGroup(child.pid, 'SIGKILL');
       const stderr = Buffer.concat(err);
       const text = stderr.toString('utf8');
       const named = asNamedBy(argv[0], text);
-      resolve({ exitCode: code, signal, stdout: Buffer.concat(out), stderr: named === text ? stderr : Buffer.from(named), outputExceeded });
+      // Past the deadline the gateway ended it: reported as `timeout` reports a command it ended.
+      resolve({ exitCode: timedOut ? 124 : code, signal: timedOut ? null : signal, stdout: Buffer.concat(out), stderr: named === text ? stderr : Buffer.from(named), outputExceeded });
     });
     child.stdin.on('error', () => undefined);
     child.stdin.end(opts.stdin ?? '');

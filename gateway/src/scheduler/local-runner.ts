@@ -9,7 +9,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { launch } from '../exec';
+import { killGroup, launch } from '../exec';
 import type { UnixUser } from '../users';
 
 export interface JobExit {
@@ -87,15 +87,6 @@ export function sweepDeadSpools(dir = tmpdir()): string[] {
     swept.push(root);
   }
   return swept;
-}
-
-/** Sends `signal` to a whole process group; a group that is already gone is fine. */
-export function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: nothing left to signal.
-  }
 }
 
 export class JobRunner {

@@ -5,14 +5,14 @@
  * Jobs run as the submitting user (see local-runner.ts).
  */
 import { cpus, hostname } from 'node:os';
-import { runAs } from '../exec';
+import { killGroup, runAs } from '../exec';
 import type { UnixUser } from '../users';
 import type { SchedulerOptions } from './options';
 import { slurmEnv } from './local-env';
 import { planQueue } from './local-queue';
 import { jobRecord, isFinal, matchesQuery, reservationActive, reservationRecord } from './local-records';
 import * as res from './local-resources';
-import { JobRunner, killGroup, type JobExit } from './local-runner';
+import { JobRunner, type JobExit } from './local-runner';
 import { LocalStateStore, type LocalJob, type LocalReservation, type LocalStateData } from './local-state';
 import { expandPaths, resolveSubmission } from './local-submit';
 import {
@@ -24,6 +24,13 @@ import {
 const KILL_WAIT_MS = 5000;
 /** Longest delay a node timer takes; longer limits are not enforced (they outlive any test run). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** How long a script stays readable (job metadata) after its job or array ended: Slurm's MinJobAge. */
+const SCRIPT_KEEP_SECONDS = 300;
+
+/** The script a job runs is stored once per submission: an array's tasks share their array's. */
+function scriptKey(job: LocalJob): number {
+  return job.array?.jobId ?? job.id;
+}
 
 /** A typed Object.assign: a misspelt field or state is a compile error. */
 function update(job: LocalJob, patch: Partial<LocalJob>): void {
@@ -45,8 +52,12 @@ export class LocalScheduler implements Scheduler {
   private readonly cpuCount = Math.max(1, cpus().length);
   private readonly partitionList: res.PartitionConfig[];
   private readonly jobs = new Map<number, LocalJob>();
-  /** Script text of jobs not started yet (the copy on disk serves metadata and restarts). */
+  /** Script text per submission (`scriptKey`) while any of its jobs has not ended (the copy on disk serves restarts). */
   private readonly scripts = new Map<number, string>();
+  /** Jobs not ended yet per submission: its script is stored until the last one ends. */
+  private readonly unfinished = new Map<number, number>();
+  /** When the stored script of an ended submission is removed. */
+  private readonly scriptExpiry = new Map<number, number>();
   private readonly running = new Map<number, Control>();
   /** When each pending job got its current reason (in memory only). */
   private readonly reasonSince = new Map<number, number>();
@@ -54,11 +65,13 @@ export class LocalScheduler implements Scheduler {
   private lastJobId = 0;
   private ticker: NodeJS.Timeout | null = null;
   private started = false;
+  private readonly scriptKeepMs: number;
 
   constructor(readonly options: SchedulerOptions) {
     this.cluster = options.cluster;
     this.store = new LocalStateStore(options.stateDir);
     this.partitionList = options.partitions?.length ? options.partitions : res.DEFAULT_PARTITIONS;
+    this.scriptKeepMs = (options.scriptKeepSeconds ?? SCRIPT_KEEP_SECONDS) * 1000;
   }
 
   async version(): Promise<string> {
@@ -83,15 +96,26 @@ export class LocalScheduler implements Scheduler {
         if (job.pid !== null) this.runner.reapOrphan(job.pid, job.pidStart);
         update(job, { state: 'NODE_FAIL', reason: 'NodeDown', endTime: Date.now(), pid: null, pidStart: null });
       } else if (job.state === 'PENDING') {
-        const script = await this.store.readScript(job.id);
+        const key = scriptKey(job);
+        const script = this.scripts.get(key) ?? await this.store.readScript(key);
         if (script === null) update(job, { state: 'FAILED', reason: 'SystemFailure', endTime: Date.now(), exitCode: 1 });
-        else this.scripts.set(job.id, script);
+        else {
+          this.scripts.set(key, script);
+          this.unfinished.set(key, (this.unfinished.get(key) ?? 0) + 1);
+        }
       }
     }
+    // Every other stored script (ended submissions, and the per-task copies of older state dirs)
+    // goes once it has been readable for as long as an ended job's would be.
+    const expiry = Date.now() + this.scriptKeepMs;
+    for (const key of await this.store.scriptKeys()) if (!this.unfinished.has(key)) this.scriptExpiry.set(key, expiry);
     this.runner.open();
     this.started = true;
     // Reservations begin and end with the clock, so pending jobs are looked at again every second.
-    this.ticker = setInterval(() => this.schedule(), 1000);
+    this.ticker = setInterval(() => {
+      this.schedule();
+      this.expireScripts();
+    }, 1000);
     this.ticker.unref();
     await this.store.save();
     this.schedule();
@@ -139,12 +163,12 @@ export class LocalScheduler implements Scheduler {
         : undefined;
       return { id, ...fields, ...expandPaths(sub, id, this.node, task), ...(task ? { array: task } : {}) };
     });
-    for (const job of jobs) await this.store.saveScript(job.id, script);
+    // One copy for the whole submission, however many tasks the array has.
+    await this.store.saveScript(first, script);
+    this.scripts.set(first, script);
+    this.unfinished.set(first, jobs.length);
     // All of an array's tasks appear at once.
-    for (const job of jobs) {
-      this.scripts.set(job.id, script);
-      this.jobs.set(job.id, job);
-    }
+    for (const job of jobs) this.jobs.set(job.id, job);
     this.schedule();
     // The id is handed out only once it is on disk, so a restart can never hand it out again.
     await this.store.save();
@@ -182,7 +206,8 @@ export class LocalScheduler implements Scheduler {
     if (!job) return undefined;
     // Like `scontrol write batch_script`: only the owner (or root) may read the script.
     const mayRead = user.uid === 0 || user.uid === job.user.uid;
-    const script = mayRead ? (this.scripts.get(job.id) ?? await this.store.readScript(job.id)) : null;
+    const key = scriptKey(job);
+    const script = mayRead ? (this.scripts.get(key) ?? await this.store.readScript(key)) : null;
     return { jobId: String(job.id), script, standardInput: job.stdin, standardOutput: job.stdout, standardError: job.stderr };
   }
 
@@ -201,12 +226,12 @@ export class LocalScheduler implements Scheduler {
     for (const job of jobs) {
       if (isFinal(job)) continue;
       update(job, { state: 'CANCELLED', reason: 'None', endTime: now, killRequestUser: user.name, killRequestUid: user.uid });
+      this.ended(job);
       const ctl = this.running.get(job.id);
       if (ctl) {
         killGroup(ctl.pid, 'SIGTERM');
         ctl.timers.push(setTimeout(() => killGroup(ctl.pid, 'SIGKILL'), KILL_WAIT_MS));
       } else {
-        this.scripts.delete(job.id);
         this.reasonSince.delete(job.id);
       }
     }
@@ -309,7 +334,7 @@ export class LocalScheduler implements Scheduler {
     const plan = planQueue(this.jobs, this.reservationList, this.cpuCount - this.running.size, this.reasonSince, now);
     for (const job of plan.cancel) {
       update(job, { state: 'CANCELLED', endTime: now });
-      this.scripts.delete(job.id);
+      this.ended(job);
       this.reasonSince.delete(job.id);
     }
     for (const job of plan.start) this.launch(job, now);
@@ -323,8 +348,7 @@ export class LocalScheduler implements Scheduler {
   }
 
   private launch(job: LocalJob, now: number): void {
-    const script = this.scripts.get(job.id) ?? '';
-    this.scripts.delete(job.id);
+    const script = this.scripts.get(scriptKey(job)) ?? '';
     this.reasonSince.delete(job.id);
     update(job, { state: 'RUNNING', reason: 'None', startTime: now });
     let started;
@@ -336,6 +360,7 @@ export class LocalScheduler implements Scheduler {
     } catch (e) {
       console.error(`[local-scheduler] job ${job.id} could not start: ${(e as Error).message}`);
       update(job, { state: 'FAILED', reason: 'JobLaunchFailure', endTime: now, exitCode: 1, signal: 0 });
+      this.ended(job);
       return;
     }
     job.pid = started.pid;
@@ -346,6 +371,7 @@ export class LocalScheduler implements Scheduler {
         if (job.state !== 'RUNNING') return;
         // Slurm shows TIMEOUT from the moment the limit passes, while the processes are still dying.
         update(job, { state: 'TIMEOUT', reason: 'TimeLimit', endTime: Date.now(), exitCode: 0 });
+        this.ended(job);
         void this.store.save();
         killGroup(ctl.pid, 'SIGTERM');
         ctl.timers.push(setTimeout(() => killGroup(ctl.pid, 'SIGKILL'), KILL_WAIT_MS));
@@ -353,6 +379,28 @@ export class LocalScheduler implements Scheduler {
     }
     this.running.set(job.id, ctl);
     void started.exited.then((exit) => this.finished(job, ctl, exit));
+  }
+
+  /** Once per job, when it reaches a final state: the last job of a submission starts its script's expiry. */
+  private ended(job: LocalJob): void {
+    const key = scriptKey(job);
+    const left = (this.unfinished.get(key) ?? 1) - 1;
+    if (left > 0) {
+      this.unfinished.set(key, left);
+      return;
+    }
+    this.unfinished.delete(key);
+    this.scripts.delete(key);
+    this.scriptExpiry.set(key, Date.now() + this.scriptKeepMs);
+  }
+
+  /** Removes the stored scripts whose submissions ended long enough ago. */
+  private expireScripts(now = Date.now()): void {
+    for (const [key, at] of this.scriptExpiry) {
+      if (at > now) continue;
+      this.scriptExpiry.delete(key);
+      void this.store.removeScript(key);
+    }
   }
 
   private finished(job: LocalJob, ctl: Control, exit: JobExit): void {
@@ -365,6 +413,7 @@ export class LocalScheduler implements Scheduler {
       if (exit.signal !== null) update(job, { state: 'FAILED', reason: 'NonZeroExitCode', exitCode: 0, signal: exit.signal });
       else if (exit.exitCode === 0) update(job, { state: 'COMPLETED', reason: 'None', exitCode: 0, signal: 0 });
       else update(job, { state: 'FAILED', reason: 'NonZeroExitCode', exitCode: exit.exitCode ?? 1, signal: 0 });
+      this.ended(job);
     } else if (job.state === 'CANCELLED' || job.state === 'TIMEOUT') {
       update(job, { exitCode: 0, signal: exit.signal ?? 15 });
     }
