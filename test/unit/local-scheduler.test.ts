@@ -1,7 +1,7 @@
 // The gateway's built-in scheduler, driven directly: real jobs run as real unix users (which needs
 // root; the job tests skip otherwise), real files are written, real processes are killed.
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import assert from 'node:assert/strict';
@@ -409,5 +409,44 @@ void describe('local scheduler: jobs', { skip }, () => {
     const acct = await sched.accounting(alice, { jobIds: [finishedId] });
     assert.deepEqual(acct.map((j) => j.jobId), [finishedId]);
     assert.equal((await sched.list(alice, { name: 'nomatch' })).length, 0);
+  });
+});
+
+void describe('local scheduler: an array\'s script is stored once and removed after the array ends', { skip }, () => {
+  let alice: UnixUser;
+  let stateDir: string;
+  let work: string;
+  let sched: LocalScheduler;
+  const scripts = (): string[] => readdirSync(join(stateDir, 'local-scripts'));
+
+  before(async () => {
+    [alice] = pickUsers();
+    stateDir = mkdtempSync(join(tmpdir(), 'f7t-local-scripts-'));
+    work = mkdtempSync(join(alice.home, 'lsched-scripts-'));
+    chownSync(work, alice.uid, alice.gid);
+    // An ended submission's script stays readable for 1 s here (300 s by default, as Slurm's MinJobAge).
+    sched = new LocalScheduler({ cluster: 'testcluster', stateDir, scriptKeepSeconds: 1 });
+    await sched.start();
+  });
+  after(async () => {
+    await sched.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  void test('1,001 tasks of a 256 KiB script take one copy on disk, readable from every task until it is gone', async () => {
+    // Security review 3, finding 3: this used to store 1,001 copies (254 MiB) and keep them forever.
+    const padding = `# ${'x'.repeat(1022)}\n`.repeat(256);
+    const id = await sched.submit(alice, { script: `#!/bin/bash\n#SBATCH --array=0-1000\n#SBATCH --time=00:10:00\n#SBATCH -o /dev/null\n${padding}sleep 60\n`, workingDirectory: work, env: {} });
+    assert.deepEqual(scripts(), [`${id}.sh`], 'one stored script for the whole array');
+    assert.ok(statSync(join(stateDir, 'local-scripts', `${id}.sh`)).size < 300 * 1024);
+    const task = (await sched.lookup(alice, id)).find((t) => t.arrayTaskId === '500');
+    assert.ok(task);
+    assert.match(String((await sched.metadata(alice, task.jobId))?.script), /sleep 60/, 'a task reads the array\'s script');
+    await sched.cancel(alice, id);
+    assert.match(String((await sched.metadata(alice, id))?.script), /sleep 60/, 'still readable right after the end');
+    for (const end = Date.now() + 10_000; scripts().length > 0 && Date.now() < end;) await sleep(100);
+    assert.deepEqual(scripts(), [], 'removed once the array has ended and the keep time has passed');
+    assert.equal((await sched.metadata(alice, task.jobId))?.script, null);
   });
 });

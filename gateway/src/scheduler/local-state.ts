@@ -4,7 +4,7 @@
  * state changes becomes one write) and atomic (temp file + rename), so a crash leaves either the
  * old or the new file, never half of one.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { UnixUser } from '../users';
 
@@ -114,6 +114,15 @@ export class LocalStateStore {
 
   async saveScript(jobId: number, script: string): Promise<void> {
     await writeFile(this.scriptPath(jobId), script, { mode: 0o600 });
+  }
+
+  async removeScript(jobId: number): Promise<void> {
+    await rm(this.scriptPath(jobId), { force: true });
+  }
+
+  /** The ids of the stored scripts. */
+  async scriptKeys(): Promise<number[]> {
+    return (await readdir(this.scriptsDir)).map((f) => /^(\d+)\.sh$/.exec(f)).filter((m) => m !== null).map((m) => Number(m[1]));
   }
 
   async readScript(jobId: number): Promise<string | null> {

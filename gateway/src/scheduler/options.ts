@@ -7,4 +7,6 @@ export interface SchedulerOptions {
   /** Local backend only: the partitions and reservations it pretends to have. */
   partitions?: { name: string; isDefault: boolean; maxTimeSeconds: number | null }[];
   reservations?: { name: string; startTime: number; endTime: number; users: string[]; flags: string[] }[];
+  /** Local backend only: how long an ended submission's script stays readable (default 300 s, Slurm's MinJobAge). */
+  scriptKeepSeconds?: number;
 }
