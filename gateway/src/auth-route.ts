@@ -6,6 +6,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TokenService } from './auth';
+import { FailureThrottle, throttleKey } from './http/failure-throttle';
 import type { ResolvedClient } from './setup';
 
 export interface TokenRouteDeps {
@@ -33,41 +34,15 @@ function basicCredentials(header: string | undefined): { id: string; secret: str
   return { id: decoded.slice(0, i), secret: decoded.slice(i + 1) };
 }
 
-/** Failed attempts a client id may make within WINDOW_MS before it is refused for a while. */
+/** Failed attempts a client id may make from one address within a minute before that pair is refused for a while. */
 export const MAX_FAILURES = 10;
-const WINDOW_MS = 60_000;
-
-/**
- * Failed token requests per client id (a guessed secret). Past MAX_FAILURES within a minute, every
- * request of that client id is refused with 429 and Retry-After until the oldest failure leaves
- * the window, whatever secret it carries: otherwise a 200 among the 429s would confirm a guess.
- */
-class FailedAttempts {
-  private readonly byClient = new Map<string, number[]>();
-
-  private recent(id: string, now: number): number[] {
-    const kept = (this.byClient.get(id) ?? []).filter((t) => now - t < WINDOW_MS);
-    if (kept.length) this.byClient.set(id, kept);
-    else this.byClient.delete(id);
-    return kept;
-  }
-
-  /** Seconds the client id must wait, or 0 when it may try. */
-  waitSeconds(id: string, now = Date.now()): number {
-    const recent = this.recent(id, now);
-    if (recent.length < MAX_FAILURES) return 0;
-    return Math.max(1, Math.ceil((recent[recent.length - MAX_FAILURES] + WINDOW_MS - now) / 1000));
-  }
-
-  failed(id: string, now = Date.now()): void {
-    // Bounded: a flood of made-up client ids cannot grow the table without end.
-    if (this.byClient.size > 10_000) this.byClient.clear();
-    this.byClient.set(id, [...this.recent(id, now), now]);
-  }
-}
 
 export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Promise<void> {
-  const failures = new FailedAttempts();
+  // Failed token requests (a guessed secret), per client id and source address. Past the limit
+  // every request of that pair is refused with 429 and Retry-After until the oldest failure leaves
+  // the window, whatever secret it carries: otherwise a 200 among the 429s would confirm a guess.
+  // The holder of the right secret at another address is not locked out by a guesser.
+  const failures = new FailureThrottle(MAX_FAILURES);
   app.post('/auth/token', async (req, reply) => {
     const body = (typeof req.body === 'object' && req.body !== null ? req.body : {}) as Record<string, unknown>;
     const field = (k: string): string | undefined => (typeof body[k] === 'string' ? body[k] : undefined);
@@ -78,14 +53,15 @@ export async function tokenRoute(app: FastifyInstance, deps: TokenRouteDeps): Pr
     const id = basic?.id ?? field('client_id');
     const secret = basic?.secret ?? field('client_secret');
     if (!id) return oauthError(reply, 400, 'invalid_request', 'Missing parameter: client_id');
-    const wait = failures.waitSeconds(id);
+    const pair = throttleKey(id, req.ip);
+    const wait = failures.waitSeconds(pair);
     if (wait > 0) {
       reply.header('Retry-After', String(wait));
       return oauthError(reply, 429, 'temporarily_unavailable', `Too many failed token requests for this client: retry after ${wait} s`);
     }
     const client = deps.clients.find((c) => c.clientId === id);
     if (!client || secret === undefined || !sameSecret(secret, client.clientSecret)) {
-      failures.failed(id);
+      failures.failed(pair);
       return oauthError(reply, 401, 'invalid_client', 'Invalid client or Invalid client credentials');
     }
     const { token, expiresIn } = await deps.tokens.issue(client.user, client.clientId, deps.lifetimeSeconds());

@@ -32,8 +32,8 @@ export class TokenService {
   /** Token ids issued by this run and not yet expired early; `expireIssued()` moves them to `expiredEarly`. */
   private readonly issued = new Set<string>();
   private readonly expiredEarly = new Set<string>();
-  /** Other issuers whose tokens the API accepts (the built-in identity provider): kid -> key and issuer. */
-  private readonly trusted = new Map<string, { key: Key; issuer: string }>();
+  /** Other issuers whose tokens the API accepts (the built-in identity provider): kid -> key, issuer, what an access token of theirs carries. */
+  private readonly trusted = new Map<string, { key: Key; issuer: string; audience: string; typ: string }>();
 
   private constructor(
     private readonly jose: Jose,
@@ -82,14 +82,17 @@ export class TokenService {
   }
 
   /**
-   * Accepts tokens of another issuer signed with `publicJwk` (its `kid` names it), with the same
-   * checks and error answers as this service's own tokens.
+   * Accepts access tokens of another issuer signed with `publicJwk` (its `kid` names it), with the
+   * same checks and error answers as this service's own tokens. Only its access tokens: they carry
+   * `audience` and the JOSE type `typ` (RFC 9068 `at+jwt`). Its ID tokens, signed by the same key,
+   * are for the client that signed in (their audience is the client id) and live longer: they are
+   * refused as invalid.
    */
-  async trust(issuer: string, publicJwk: JoseModule.JWK): Promise<void> {
+  async trust(issuer: string, publicJwk: JoseModule.JWK, accessTokens: { audience: string; typ: string }): Promise<void> {
     if (!publicJwk.kid) throw new Error('a trusted key needs a kid');
     const key = await this.jose.importJWK(publicJwk, 'RS256');
     if (key instanceof Uint8Array) throw new Error(`${issuer}: not an RSA key`);
-    this.trusted.set(publicJwk.kid, { key, issuer });
+    this.trusted.set(publicJwk.kid, { key, issuer, ...accessTokens });
   }
 
   /**
@@ -139,7 +142,9 @@ export class TokenService {
     if (kid !== undefined && kid !== this.kid && !other) throw fail("Token's public key not found.");
     try {
       // A token from another issuer, or one that never expires, is not one of ours: both are refused.
-      const { payload } = await this.jose.jwtVerify(token, other?.key ?? this.publicKey, { algorithms: ['RS256'], issuer: other?.issuer ?? this.issuer, requiredClaims: ['exp', 'iss'] });
+      const { payload } = await this.jose.jwtVerify(token, other?.key ?? this.publicKey, other
+        ? { algorithms: ['RS256'], issuer: other.issuer, audience: other.audience, typ: other.typ, requiredClaims: ['exp', 'iss', 'aud'] }
+        : { algorithms: ['RS256'], issuer: this.issuer, requiredClaims: ['exp', 'iss'] });
       const username = typeof payload.preferred_username === 'string' ? payload.preferred_username : '';
       return { username, exp: payload.exp ?? 0, jti: typeof payload.jti === 'string' ? payload.jti : undefined };
     } catch (e) {

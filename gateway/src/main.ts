@@ -22,8 +22,9 @@ import { ensureUserDirs, isRoot, setupUsers, type UserTable } from './setup';
 import type { UnixUser } from './users';
 import { Accounts } from './idp/accounts';
 import { IdpStore } from './idp/adapter';
-import { createProvider, loadIdpKeys } from './idp/provider';
-import type { IdpHolder } from './idp/routes';
+import { ACCESS_TOKENS, createProvider, loadIdpKeys } from './idp/provider';
+import { MAX_USER_CODE_FAILURES, type IdpHolder } from './idp/routes';
+import { FailureThrottle } from './http/failure-throttle';
 import { TokenHooks, type IdpRuntime } from './idp/token-hooks';
 import type { FileSystemConfig, GatewaySettings, SystemRuntime } from './v2/context';
 
@@ -155,6 +156,7 @@ async function main(): Promise<void> {
     ? {
       accounts: Accounts.load(args.stateDir, config.idp.users, mfa, unixName),
       store: new IdpStore(),
+      userCodes: new FailureThrottle(MAX_USER_CODE_FAILURES),
       runtime: { deviceInterval: config.idp.devicePollSeconds, deviceMinInterval: config.idp.devicePollSeconds, idTokenFault: undefined },
     }
     : undefined;
@@ -188,9 +190,10 @@ async function main(): Promise<void> {
       accounts: idp.accounts,
       store: idp.store,
       accessTokenLifetime: () => runtime.tokenLifetimeSeconds,
+      userCodeFailed: (address) => idp.userCodes.failed(address),
     });
     idp.hooks = new TokenHooks(idp.runtime, keys);
-    await tokens.trust(issuer, keys.publicJwk);
+    await tokens.trust(issuer, keys.publicJwk, ACCESS_TOKENS);
   }
   health.start();
 

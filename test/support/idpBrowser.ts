@@ -45,7 +45,8 @@ export class IdpBrowser {
 
   constructor(
     private readonly person: Person,
-    private readonly o: { changeCallback?: (url: URL) => URL; captureCallback?: (url: URL) => void } = {},
+    /** `fetch`: how requests go out (from another source address, say); the global fetch by default. */
+    private readonly o: { changeCallback?: (url: URL) => URL; captureCallback?: (url: URL) => void; fetch?: typeof fetch } = {},
   ) {}
 
   private cookieHeader(): string {
@@ -65,7 +66,7 @@ export class IdpBrowser {
 
   /** One request without following redirects. */
   async request(url: string, form?: Record<string, string>): Promise<Response> {
-    const res = await fetch(url, {
+    const res = await (this.o.fetch ?? fetch)(url, {
       method: form ? 'POST' : 'GET',
       redirect: 'manual',
       headers: { cookie: this.cookieHeader(), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },

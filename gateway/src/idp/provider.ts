@@ -51,10 +51,14 @@ export interface IdpOptions {
   store: IdpStore;
   /** Read per token: the admin API can change it at run time. */
   accessTokenLifetime: () => number;
+  /** Told of each wrong or expired device user code, with the address it came from. */
+  userCodeFailed: (address: string) => void;
 }
 
 const DAY = 24 * 3600;
 const SCOPE = 'firecrest';
+/** What the provider's access tokens for the FirecREST API carry: the audience, and the JOSE type of RFC 9068. */
+export const ACCESS_TOKENS = Object.freeze({ audience: SCOPE, typ: 'at+jwt' });
 
 export async function createProvider(o: IdpOptions): Promise<Provider> {
   const { default: Provider, errors } = await import('oidc-provider');
@@ -98,6 +102,7 @@ export async function createProvider(o: IdpOptions): Promise<Provider> {
       deviceFlow: {
         enabled: true,
         userCodeInputSource: (ctx, form, _out, err) => {
+          if (err) o.userCodeFailed(ctx.ip);
           ctx.body = deviceInputPage(form, err ? 'That code is not valid or has expired. Try again.' : undefined);
         },
         userCodeConfirmSource: (ctx, form, client, _info, userCode) => {
@@ -113,7 +118,7 @@ export async function createProvider(o: IdpOptions): Promise<Provider> {
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, indicator) => {
           if (indicator !== o.resource) throw new errors.InvalidTarget();
-          return { scope: SCOPE, audience: SCOPE, accessTokenFormat: 'jwt', accessTokenTTL: o.accessTokenLifetime(), jwt: { sign: { alg: 'RS256' } } };
+          return { scope: SCOPE, audience: ACCESS_TOKENS.audience, accessTokenFormat: 'jwt', accessTokenTTL: o.accessTokenLifetime(), jwt: { sign: { alg: 'RS256' } } };
         },
       },
     },

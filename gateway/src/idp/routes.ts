@@ -5,6 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { FailureThrottle, throttleKey } from '../http/failure-throttle';
 import type { Accounts, IdpAccount } from './accounts';
 import { loginPage, page, totpPage } from './pages';
 import type { Provider } from './provider';
@@ -15,10 +16,18 @@ export interface IdpHolder {
   provider?: Provider;
   hooks?: TokenHooks;
   accounts: Accounts;
+  /** Wrong device user codes per source address (RFC 8628 §5.1), counted by the provider's input page. */
+  userCodes: FailureThrottle;
 }
 
 /** Password or code failures one interaction may have before it ends with `access_denied`. */
 const MAX_FAILURES = 5;
+/** Failed passwords or codes for one account from one address within a minute, across interactions. */
+export const MAX_ACCOUNT_FAILURES = 10;
+/** Failed passwords or codes from one address within a minute, whatever accounts it tries. */
+export const MAX_ADDRESS_FAILURES = 50;
+/** Wrong device user codes from one address within a minute. */
+export const MAX_USER_CODE_FAILURES = 10;
 
 interface Pending {
   account?: IdpAccount;
@@ -46,6 +55,25 @@ export async function idpRoutes(app: FastifyInstance, holder: IdpHolder): Promis
     }
     return p;
   };
+
+  // Guessing is slowed across interactions (a new sign-in attempt starts with a clean count): per
+  // account and source address, and per address. Past either limit every password or code from
+  // there is refused, the right one too, until the oldest failure leaves the window; a person at
+  // another address is not locked out by a guesser.
+  const perAccount = new FailureThrottle(MAX_ACCOUNT_FAILURES);
+  const perAddress = new FailureThrottle(MAX_ADDRESS_FAILURES);
+  const guessKeys = (req: FastifyRequest, login: string): [string, string] => [throttleKey(login.toLowerCase(), req.ip), req.ip];
+  const throttled = (req: FastifyRequest, login: string): number => {
+    const [account, address] = guessKeys(req, login);
+    return Math.max(perAccount.waitSeconds(account), perAddress.waitSeconds(address));
+  };
+  const countFailure = (req: FastifyRequest, login: string): void => {
+    const [account, address] = guessKeys(req, login);
+    perAccount.failed(account);
+    perAddress.failed(address);
+  };
+  const tooMany = (reply: FastifyReply, wait: number, again: string): FastifyReply =>
+    html(reply.header('retry-after', String(wait)), page('Too many attempts', `<p>Too many failed sign-in attempts from here. Wait ${wait} s, then <a href="${again}">try again</a>.</p>`), 429);
 
   const ready = (reply: FastifyReply): Provider | undefined => {
     if (!holder.provider) void html(reply, page('Not ready', '<p>The identity provider is starting.</p>'), 503);
@@ -99,8 +127,13 @@ export async function idpRoutes(app: FastifyInstance, holder: IdpHolder): Promis
     const base = `/idp/interaction/${d.uid}`;
     const p = progress(d.uid);
     const login = field(req, 'login').trim();
+    const wait = throttled(req, login);
+    if (wait > 0) return tooMany(reply, wait, base);
     const account = holder.accounts.checkPassword(login, field(req, 'password'));
-    if (!account) return failed(provider, req, reply, p, () => html(reply, loginPage(`${base}/login`, 'FirecREST for VS Code', 'Invalid username or password.', login), 401));
+    if (!account) {
+      countFailure(req, login);
+      return failed(provider, req, reply, p, () => html(reply, loginPage(`${base}/login`, 'FirecREST for VS Code', 'Invalid username or password.', login), 401));
+    }
     if (holder.accounts.mfa) {
       p.account = account;
       return reply.code(303).header('location', base).send();
@@ -115,7 +148,10 @@ export async function idpRoutes(app: FastifyInstance, holder: IdpHolder): Promis
     if (!d) return reply;
     const p = pending.get(d.uid);
     if (!p?.account) return reply.code(303).header('location', `/idp/interaction/${d.uid}`).send();
+    const wait = throttled(req, p.account.login);
+    if (wait > 0) return tooMany(reply, wait, `/idp/interaction/${d.uid}`);
     if (!holder.accounts.checkTotp(p.account, field(req, 'code'))) {
+      countFailure(req, p.account.login);
       return failed(provider, req, reply, p, () => html(reply, totpPage(`/idp/interaction/${d.uid}/totp`, 'That code is not valid. Wait for the next one and try again.'), 401));
     }
     return finish(provider, req, reply, { login: { accountId: p.account.login, amr: ['pwd', 'otp'] } });
@@ -144,12 +180,24 @@ export async function idpRoutes(app: FastifyInstance, holder: IdpHolder): Promis
       r.url = (r.url ?? '/').slice('/idp'.length) || '/';
       const path = r.url.split('?')[0];
       const hooks = holder.hooks;
+      if (r.method === 'POST' && path === '/device') {
+        // A user code is short: guesses are refused past the limit, the right code too (§5.1).
+        const wait = holder.userCodes.waitSeconds(req.ip);
+        if (wait > 0) {
+          reply.raw.writeHead(429, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'retry-after': String(wait) })
+            .end(page('Too many attempts', `<p>Too many wrong codes from here. Wait ${wait} s, then enter the code again.</p>`));
+          return reply;
+        }
+      }
       if (hooks && r.method === 'POST' && path === '/token') {
         let form: URLSearchParams;
         try {
           form = await TokenHooks.readForm(r);
         } catch {
-          reply.raw.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'invalid_request', error_description: 'request body too large' }));
+          // The rest of the body is unread, so the connection cannot carry another request: it is
+          // closed after this answer instead of hanging a pooled client's next request.
+          reply.raw.writeHead(400, { 'content-type': 'application/json', 'cache-control': 'no-store', connection: 'close' })
+            .end(JSON.stringify({ error: 'invalid_request', error_description: 'request body too large' }));
           return reply;
         }
         const slow = hooks.pace(form);
