@@ -135,7 +135,7 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
     if (plan.upload.length + plan.replace.length + plan.conflicts.length === 0 && !(m.mapping.deleteRemote && plan.delete.length)) {
       await setState(m, { at: Date.now(), pending: 0 });
       if (!quiet) void vscode.window.showInformationMessage(vscode.l10n.t('{0} is in sync with {1}.', vscode.workspace.asRelativePath(m.localRoot), remoteName(m)));
-      return { sent: [], deleted: [], notLanded: [], bytes: 0 };
+      return { sent: [], deleted: [], changedOnCluster: [], notLanded: [], bytes: 0 };
     }
     if (!a.keepLocal) {
       const always = a.preview ?? vscode.workspace.getConfiguration('firecrest').get<boolean>('sync.preview', true);
@@ -157,8 +157,11 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
     );
     if (keepRemote.length) await fetchFromCluster(m, { keepRemote, only: keepRemote });
     log.info(`synced ${result.sent.length} file(s), ${bytes(result.bytes)}, to ${remoteName(m)}${result.deleted.length ? `; deleted ${result.deleted.length}` : ''}${result.notLanded.length ? `; ${result.notLanded.length} did not land whole and go again next time` : ''}`);
-    await setState(m, { at: Date.now(), pending: result.notLanded.length + plan.conflicts.length - keepLocal.length - keepRemote.length });
-    if (result.notLanded.length) {
+    for (const rel of result.changedOnCluster) log.warn(`${m.localRoot}: ${rel} not sent: it changed on the cluster after the preview`);
+    await setState(m, { at: Date.now(), pending: result.notLanded.length + result.changedOnCluster.length + plan.conflicts.length - keepLocal.length - keepRemote.length });
+    if (result.changedOnCluster.length) {
+      void vscode.window.showWarningMessage(vscode.l10n.t('{0} file(s) changed on the cluster while the preview was open and were not sent: sync again to compare them ({1}).', result.changedOnCluster.length, result.changedOnCluster.slice(0, 3).join(', ')));
+    } else if (result.notLanded.length) {
       void vscode.window.showWarningMessage(vscode.l10n.t('{0} file(s) did not arrive whole on the cluster: the next sync sends them again ({1}).', result.notLanded.length, result.notLanded.slice(0, 3).join(', ')));
     } else if (!quiet) {
       void vscode.window.showInformationMessage(vscode.l10n.t('Synced {0} file(s) ({1}) to {2}.', result.sent.length, bytes(result.bytes), remoteName(m)));
@@ -173,7 +176,7 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
     const preview = await sync.previewFetch(client, targetOf(m), o);
     if (preview.plan.download.length === 0 && !(a.keepRemote?.length)) {
       void vscode.window.showInformationMessage(vscode.l10n.t('Nothing new on the cluster in {0} ({1}).', remoteName(m), o.include.join(', ')));
-      return { fetched: [], bytes: 0 };
+      return { fetched: [], bytes: 0, skipped: [] };
     }
     if (preview.plan.conflicts.length && !a.keepRemote) {
       const go = vscode.l10n.t('Fetch the Others');
@@ -188,7 +191,12 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
       sync.runFetch(client, preview, { ...o, keepRemote: a.keepRemote, onProgress: (p) => progress.report({ message: p.message }) }),
     );
     log.info(`fetched ${result.fetched.length} file(s), ${bytes(result.bytes)}, from ${remoteName(m)}`);
-    void vscode.window.showInformationMessage(vscode.l10n.t('Fetched {0} file(s) ({1}) from {2}.', result.fetched.length, bytes(result.bytes), remoteName(m)));
+    for (const s of result.skipped) log.warn(`${m.localRoot}: ${s.rel} not fetched: ${s.why}`);
+    if (result.skipped.length) {
+      void vscode.window.showWarningMessage(vscode.l10n.t('Fetched {0} file(s) ({1}) from {2}; {3} left as they are: {4}', result.fetched.length, bytes(result.bytes), remoteName(m), result.skipped.length, result.skipped.slice(0, 3).map((x) => `${x.rel} (${x.why})`).join('; ')));
+    } else {
+      void vscode.window.showInformationMessage(vscode.l10n.t('Fetched {0} file(s) ({1}) from {2}.', result.fetched.length, bytes(result.bytes), remoteName(m)));
+    }
     return result;
   }
 

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -228,6 +228,55 @@ export function syncSuite(api: 'v1' | 'v2'): void {
       const back = await previewSync(c, target, opts());
       assert.equal(back.plan.conflicts.filter((x) => x.rel.startsWith('results/')).length, 0);
       assert.equal(back.plan.upload.filter((x) => x.rel.startsWith('results/')).length, 0);
+    });
+
+    void it('a cluster edit made while the sync preview stands open is not overwritten: not sent, a conflict next time', async () => {
+      const rel = 'mod4/sub3/file3.py';
+      writeFileSync(join(project, rel), 'edited here\n');
+      const later = new Date(Date.now() + 5000);
+      utimesSync(join(project, rel), later, later);
+      const preview = await previewSync(c, target, opts());
+      assert.deepEqual(preview.plan.replace.map((i) => i.rel), [rel]);
+      // While the preview is open, someone edits the file on the cluster.
+      await c.uploadSmall(t.system, `${remoteRoot}/mod4/sub3`, 'file3.py', new TextEncoder().encode('edited on the cluster meanwhile\n'));
+      const result = await runSync(c, preview, opts());
+      assert.deepEqual(result.changedOnCluster, [rel]);
+      assert.deepEqual(result.sent, []);
+      assert.equal(new TextDecoder().decode(await c.downloadSmall(t.system, `${remoteRoot}/${rel}`)), 'edited on the cluster meanwhile\n', 'the cluster edit is kept');
+      const next = await previewSync(c, target, opts());
+      assert.deepEqual(next.plan.conflicts.filter((x) => x.rel === rel).map((x) => x.reason), ['both changed']);
+      assert.deepEqual((await runSync(c, next, { ...opts(), keepLocal: [rel] })).sent, [rel]);
+    });
+
+    void it('a local edit made while the fetch preview stands open is kept; nothing is written through a symlinked folder leading outside', async () => {
+      await c.mkdir(t.system, `${remoteRoot}/later`, { parents: true });
+      await c.uploadSmall(t.system, `${remoteRoot}/later`, 'new.txt', new TextEncoder().encode('from the cluster\n'));
+      await c.mkdir(t.system, `${remoteRoot}/linked`, { parents: true });
+      await c.uploadSmall(t.system, `${remoteRoot}/linked`, 'out.txt', new TextEncoder().encode('must not leave the folder\n'));
+      const outside = mkdtempSync(join(work, 'outside-'));
+      symlinkSync(outside, join(project, 'linked'));
+      try {
+        const include = ['later/', 'linked/'];
+        const preview = await previewFetch(c, target, { ...opts(), include });
+        assert.deepEqual(preview.plan.download.map((i) => i.rel).sort(), ['later/new.txt', 'linked/out.txt']);
+        // While the preview is open, the user writes the same file here.
+        mkdirSync(join(project, 'later'), { recursive: true });
+        writeFileSync(join(project, 'later', 'new.txt'), 'mine\n');
+        const result = await runFetch(c, preview, { ...opts(), include });
+        assert.deepEqual(result.fetched, []);
+        const why = new Map(result.skipped.map((x) => [x.rel, x.why]));
+        assert.match(why.get('later/new.txt') ?? '', /changed here since the preview/);
+        assert.match(why.get('linked/out.txt') ?? '', /symlink leading outside the folder/);
+        assert.equal(readFileSync(join(project, 'later', 'new.txt'), 'utf8'), 'mine\n', 'the local edit is kept');
+        assert.deepEqual(readdirSync(outside), [], 'nothing written outside the folder');
+        const again = await previewFetch(c, target, { ...opts(), include });
+        assert.deepEqual(again.plan.conflicts.map((x) => x.rel), ['later/new.txt'], 'a conflict for the next fetch');
+      } finally {
+        rmSync(join(project, 'linked'));
+        rmSync(join(project, 'later'), { recursive: true, force: true });
+        await c.remove(t.system, `${remoteRoot}/later`);
+        await c.remove(t.system, `${remoteRoot}/linked`);
+      }
     });
   });
 }

@@ -10,13 +10,16 @@
  * Every file is written to a temporary name beside it and renamed over: a cut-off fetch leaves the
  * old file or the new one, never half of one.
  */
-import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, posix } from 'node:path';
+import { join, posix } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import ignore from 'ignore';
-import { x as extractTar } from 'tar';
+import { Parser, type ReadEntry } from 'tar';
 import type { FirecrestClient } from '../client';
-import { localPathOf } from './localTree';
+import { MalformedResponseError } from '../errors';
+import { LocalPathRefusedError, localPathOf, writablePathOf } from './localTree';
 import { emptyManifest, type Manifest, type PlanItem, type RemoteFile } from './plan';
 import { FETCH_ARCHIVE_NAME, listRemote, targetKey, type SyncOptions, type SyncTarget } from './syncToCluster';
 
@@ -34,32 +37,48 @@ export interface FetchPlan {
   bytes: number;
 }
 
+/** A local file as the preview saw it; `null` when it was not there. */
+export type LocalSeen = { size: number; mtimeMs: number } | null;
+
 export interface FetchPreview {
   target: SyncTarget;
   plan: FetchPlan;
   remote: Map<string, RemoteFile>;
   manifest: Manifest;
+  /** The local side of every planned file as the preview saw it: the run writes only over that. */
+  local: Map<string, LocalSeen>;
 }
 
 export interface FetchResult {
   fetched: string[];
   bytes: number;
+  /**
+   * Not written, with why: changed here since the preview (a conflict now: the next fetch asks
+   * again), a folder on the way that leads outside, or not in the archive as listed.
+   */
+  skipped: { rel: string; why: string }[];
 }
 
-async function localState(path: string): Promise<{ size: number; mtimeMs: number } | undefined> {
+/** What a fetch says of a local file that changed between the preview and the write. */
+export const CHANGED_SINCE_PREVIEW = 'changed here since the preview: kept, and a conflict for the next fetch';
+
+async function localState(path: string): Promise<LocalSeen> {
   try {
     const s = await stat(path);
-    return s.isFile() ? { size: s.size, mtimeMs: Math.floor(s.mtimeMs) } : undefined;
+    return s.isFile() ? { size: s.size, mtimeMs: Math.floor(s.mtimeMs) } : null;
   } catch {
-    return undefined;
+    return null;
   }
 }
+
+const sameSeen = (a: LocalSeen, b: LocalSeen): boolean => (a === null ? b === null : b !== null && a.size === b.size && a.mtimeMs === b.mtimeMs);
 
 export async function previewFetch(client: FirecrestClient, t: SyncTarget, o: FetchOptions): Promise<FetchPreview> {
   const [stored, listed] = await Promise.all([o.store.load(), listRemote(client, t, o.signal)]);
   const manifest = stored?.target === targetKey(t) ? stored : emptyManifest(targetKey(t));
   const wanted = o.include?.length ? ignore().add(o.include) : undefined;
   const plan: FetchPlan = { download: [], conflicts: [], unchanged: 0, bytes: 0 };
+  const local = new Map<string, LocalSeen>();
   for (const r of listed.files.values()) {
     if (r.kind !== 'file') continue;
     if (wanted && !wanted.ignores(r.rel)) continue;
@@ -67,13 +86,17 @@ export async function previewFetch(client: FirecrestClient, t: SyncTarget, o: Fe
     const l = await localState(localPathOf(t.localRoot, r.rel));
     const item = { rel: r.rel, size: r.size };
     const remoteNew = !m || m.remoteSize !== r.size || Math.floor(m.remoteMtime / 1000) !== Math.floor(r.mtime / 1000);
+    if (l && !remoteNew) {
+      plan.unchanged++;
+      continue;
+    }
+    local.set(r.rel, l);
     if (!l) plan.download.push(item);
-    else if (!remoteNew) plan.unchanged++;
     else if (!m || m.size !== l.size || m.mtimeMs !== l.mtimeMs) plan.conflicts.push(item);
     else plan.download.push(item);
   }
   plan.bytes = plan.download.reduce((s, i) => s + i.size, 0);
-  return { target: t, plan, remote: listed.files, manifest };
+  return { target: t, plan, remote: listed.files, manifest, local };
 }
 
 /** An Emacs regular expression (find's default) matching exactly `./<base>/<rel>` for each file. */
@@ -82,32 +105,119 @@ function exactPaths(base: string, rels: string[]): string {
   return `\\./${esc(base)}/\\(${rels.map(esc).join('\\|')}\\)`;
 }
 
-/** Writes `data` to `path` through a temporary name beside it. */
-async function writeInPlace(path: string, data: Uint8Array): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  const temp = `${path}.f7t-${process.pid}-${Date.now()}.part`;
-  await writeFile(temp, data);
-  await rename(temp, path);
+let temps = 0;
+/** A temporary name beside `path`, in the same folder, so that the rename over it is atomic. */
+const tempBeside = (path: string): string => `${path}.f7t-${process.pid}-${Date.now()}-${++temps}.part`;
+
+/** Bytes of members nobody asked for that an archive may hold before it is refused (headers of folders are none). */
+const UNWANTED_SLACK = 1024 * 1024;
+
+/**
+ * Streams the members of a fetched archive that were asked for (`wanted`: member name -> size the
+ * listing gave) to `take`, one at a time, never whole into memory. Any other member (not asked
+ * for, of another size or type, or a second copy) is passed over without a byte written. An
+ * archive whose unasked-for members add up to more than the asked-for bytes (plus a little) is
+ * refused with MalformedResponseError as soon as a header says so, before its body is
+ * decompressed: a decompression bomb costs the time of its first header. A damaged archive is
+ * refused with tar's or gzip's own error.
+ */
+export async function unpackWanted(file: string, wanted: ReadonlyMap<string, number>, take: (name: string, entry: ReadEntry) => Promise<void>): Promise<void> {
+  const source = createReadStream(file);
+  const parser = new Parser({ strict: true });
+  const allowance = [...wanted.values()].reduce((a, b) => a + b, 0) + UNWANTED_SLACK;
+  let unwanted = 0;
+  const taken = new Set<string>();
+  let failure: unknown;
+  let chain = Promise.resolve();
+  parser.on('entry', (entry: ReadEntry) => {
+    const name = entry.path.replace(/^(\.\/)+/, '');
+    const size = wanted.get(name);
+    if (failure === undefined && entry.type === 'File' && size === entry.size && !taken.has(name)) {
+      taken.add(name);
+      const done = take(name, entry).catch((e: unknown) => {
+        failure ??= e;
+        entry.resume();
+      });
+      chain = chain.then(() => done);
+      return;
+    }
+    unwanted += entry.size ?? 0;
+    if (unwanted > allowance && failure === undefined) {
+      failure = new MalformedResponseError(`The fetched archive holds more than was asked for (over ${unwanted} bytes of other members): nothing more of it was unpacked`);
+      source.destroy(failure as Error);
+    }
+    entry.resume();
+  });
+  try {
+    await pipeline(source, parser);
+  } catch (e) {
+    failure ??= e;
+  }
+  await chain;
+  if (failure !== undefined) throw failure;
 }
 
 export async function runFetch(client: FirecrestClient, preview: FetchPreview, o: FetchOptions & { keepRemote?: string[] }): Promise<FetchResult> {
   const { target: t, plan, remote, manifest } = preview;
   const keep = new Set(o.keepRemote ?? []);
   const items = [...plan.download, ...plan.conflicts.filter((c) => keep.has(c.rel))];
-  const result: FetchResult = { fetched: [], bytes: 0 };
+  const result: FetchResult = { fetched: [], bytes: 0, skipped: [] };
   if (items.length === 0) return result;
   const limit = o.smallFileLimit ?? 1024 * 1024;
   const direct = o.directLimit ?? (await client.systems({ signal: o.signal })).find((s) => s.name === t.system)?.maxDirectTransferSize ?? 0;
   const small = items.filter((i) => i.size <= limit);
   const large = items.filter((i) => i.size > limit);
 
-  const landed = async (rel: string): Promise<void> => {
-    const l = await localState(localPathOf(t.localRoot, rel));
+  /**
+   * Where `rel` goes, or undefined (with the reason in `skipped`) when it must not be written: a
+   * folder on the way leads outside, or the local file changed since the preview.
+   */
+  const destination = async (rel: string): Promise<string | undefined> => {
+    let path: string;
+    try {
+      path = await writablePathOf(t.localRoot, rel);
+    } catch (e) {
+      if (!(e instanceof LocalPathRefusedError)) throw e;
+      result.skipped.push({ rel, why: e.message });
+      return undefined;
+    }
+    return (await unchangedSincePreview(rel, path)) ? path : undefined;
+  };
+  const unchangedSincePreview = async (rel: string, path: string): Promise<boolean> => {
+    if (sameSeen(preview.local.get(rel) ?? null, await localState(path))) return true;
+    result.skipped.push({ rel, why: CHANGED_SINCE_PREVIEW });
+    return false;
+  };
+  /** Puts the complete `temp` in place of `path`, looking at the local file once more right before. */
+  const land = async (rel: string, path: string, temp: string): Promise<void> => {
+    if (!(await unchangedSincePreview(rel, path))) {
+      await rm(temp, { force: true });
+      return;
+    }
+    await rename(temp, path);
+    const l = await localState(path);
     const r = remote.get(rel);
     if (!l || !r) return;
     manifest.files[rel] = { size: l.size, mtimeMs: l.mtimeMs, kind: 'file', remoteSize: r.size, remoteMtime: r.mtime };
     result.fetched.push(rel);
     result.bytes += l.size;
+  };
+  /** Writes `data` (or a stream of it) for `rel` through a temporary name beside it. */
+  const write = async (rel: string, data: Uint8Array | ReadEntry): Promise<void> => {
+    const path = await destination(rel);
+    if (path === undefined) {
+      if (!(data instanceof Uint8Array)) data.resume();
+      return;
+    }
+    const temp = tempBeside(path);
+    try {
+      if (data instanceof Uint8Array) await writeFile(temp, data, { flag: 'wx' });
+      else await pipeline(data, createWriteStream(temp, { flags: 'wx' }));
+      await land(rel, path, temp);
+    } catch (e) {
+      await rm(temp, { force: true });
+      throw e;
+    }
   };
 
   if (small.length > 3 && client.apiVersion === 'v2') {
@@ -122,34 +232,38 @@ export async function runFetch(client: FirecrestClient, preview: FetchPreview, o
       if (size <= direct) await writeFile(file, await client.downloadSmall(t.system, archive, { signal: o.signal }));
       else await client.transfers.downloadFile(t.system, archive, file, { signal: o.signal });
       await client.remove(t.system, archive, { signal: o.signal }).catch(() => undefined);
-      const out = join(work, 'out');
-      await mkdir(out);
-      // Only regular files, only below the folder: a hostile archive cannot write elsewhere.
-      await extractTar({ file, cwd: out, strict: true, filter: (_p, e) => 'type' in e && e.type === 'File' });
-      for (const i of small) {
-        const from = join(out, base, ...i.rel.split('/'));
-        const data = await readFile(from).catch(() => undefined);
-        if (!data || data.length !== i.size) continue;
-        await writeInPlace(localPathOf(t.localRoot, i.rel), data);
-        await landed(i.rel);
-      }
+      const byMember = new Map(small.map((i) => [`${base}/${i.rel}`, i]));
+      await unpackWanted(file, new Map(small.map((i) => [`${base}/${i.rel}`, i.size])), async (name, entry) => {
+        const item = byMember.get(name);
+        if (item) await write(item.rel, entry);
+      });
+      const fetched = new Set(result.fetched);
+      const skipped = new Set(result.skipped.map((x) => x.rel));
+      for (const i of small) if (!fetched.has(i.rel) && !skipped.has(i.rel)) result.skipped.push({ rel: i.rel, why: 'not in the archive as listed (changed on the cluster meanwhile?): fetched next time' });
     } finally {
-      await rm(work, { recursive: true, force: true });
+      // Only the downloaded archive is in here: nothing of the archive was unpacked into it.
+      await rm(work, { recursive: true, force: true }).catch(() => undefined);
     }
   } else {
     for (const i of small) {
-      const data = await client.downloadSmall(t.system, posix.join(t.remoteRoot, i.rel), { signal: o.signal });
-      await writeInPlace(localPathOf(t.localRoot, i.rel), data);
-      await landed(i.rel);
+      if ((await destination(i.rel)) === undefined) continue;
+      await write(i.rel, await client.downloadSmall(t.system, posix.join(t.remoteRoot, i.rel), { signal: o.signal }));
     }
   }
   for (const i of large) {
     o.onProgress?.({ message: `bringing ${i.rel}` });
-    const path = localPathOf(t.localRoot, i.rel);
-    await mkdir(dirname(path), { recursive: true });
-    // Replaced only by a complete, verified file (the transfer engine's own temporary name).
-    await client.transfers.downloadFile(t.system, posix.join(t.remoteRoot, i.rel), path, { signal: o.signal });
-    await landed(i.rel);
+    const path = await destination(i.rel);
+    if (path === undefined) continue;
+    // Complete and verified under a name of its own, then put in place if the local file is still
+    // as the preview saw it.
+    const temp = tempBeside(path);
+    try {
+      await client.transfers.downloadFile(t.system, posix.join(t.remoteRoot, i.rel), temp, { signal: o.signal });
+      await land(i.rel, path, temp);
+    } catch (e) {
+      await rm(temp, { force: true });
+      throw e;
+    }
   }
   await o.store.save(manifest);
   return result;

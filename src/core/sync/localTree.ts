@@ -5,7 +5,7 @@
  * outside the folder is reported and skipped; one inside it travels as a link.
  */
 import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, type Dirent } from 'node:fs';
-import { realpath } from 'node:fs/promises';
+import { lstat, mkdir, realpath } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 
@@ -153,4 +153,46 @@ export function localPathOf(root: string, rel: string): string {
   const r = relative(resolve(root), p);
   if (r.startsWith('..') || r === '') throw new Error(`${rel} is not below ${root}`);
   return p;
+}
+
+/**
+ * `rel` as a path below `root` to write to, its folders made as needed. A folder on the way that
+ * is a symlink leading outside the folder, or that is not a folder, is refused with the reason:
+ * nothing is written through it (the scan skips such links for the same reason). A link that
+ * stays inside the folder is followed, as the scan does.
+ */
+export async function writablePathOf(root: string, rel: string): Promise<string> {
+  const path = localPathOf(root, rel);
+  const top = resolve(root);
+  const realTop = await realpath(top);
+  let dir = top;
+  for (const part of rel.split('/').slice(0, -1)) {
+    dir = join(dir, part);
+    let st;
+    try {
+      st = await lstat(dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      // Made here, not by a recursive mkdir that would follow a link made meanwhile.
+      await mkdir(dir).catch((m: NodeJS.ErrnoException) => { if (m.code !== 'EEXIST') throw m; });
+      st = await lstat(dir);
+    }
+    if (st.isSymbolicLink()) {
+      const real = await realpath(dir).catch(() => undefined);
+      if (real === undefined || (real !== realTop && !real.startsWith(realTop + sep))) {
+        throw new LocalPathRefusedError(`${toPosix(relative(top, dir))} is a symlink leading outside the folder: nothing is written through it`);
+      }
+    } else if (!st.isDirectory()) {
+      throw new LocalPathRefusedError(`${toPosix(relative(top, dir))} is not a folder`);
+    }
+  }
+  return path;
+}
+
+/** A local path the sync will not write to (a symlinked folder leading outside, a file where a folder should be). */
+export class LocalPathRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LocalPathRefusedError';
+  }
 }

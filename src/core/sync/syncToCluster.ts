@@ -71,6 +71,11 @@ export interface RunOptions {
 export interface SyncResult {
   sent: string[];
   deleted: string[];
+  /**
+   * Changed on the cluster between the preview and the run (a look just before sending): not
+   * sent, and a conflict for the next sync. Nothing the preview did not show is overwritten.
+   */
+  changedOnCluster: string[];
   /** Sent, but the remote listing afterwards did not show them whole: tried again next time. */
   notLanded: string[];
   bytes: number;
@@ -169,15 +174,32 @@ async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<voi
   }));
 }
 
+/** Whether two remote listings show the same entry (or none): kind, size and mtime to the second. */
+function sameEntry(a: RemoteFile | undefined, b: RemoteFile | undefined): boolean {
+  if (!a || !b) return a === b;
+  return a.kind === b.kind && a.size === b.size && Math.floor(a.mtime / 1000) === Math.floor(b.mtime / 1000);
+}
+
 /** Carries out `preview.plan`: sends what it says (and the conflicts kept local), then records what landed. */
 export async function runSync(client: FirecrestClient, preview: SyncPreview, o: SyncOptions & RunOptions): Promise<SyncResult> {
   const { target: t, plan, local, manifest } = preview;
   const keep = new Set(o.keepLocal ?? []);
-  const send: LocalFile[] = [...plan.upload, ...plan.replace, ...plan.conflicts.filter((c) => keep.has(c.rel))]
+  let send: LocalFile[] = [...plan.upload, ...plan.replace, ...plan.conflicts.filter((c) => keep.has(c.rel))]
     .map((i) => local.files.get(i.rel))
     .filter((f): f is LocalFile => f !== undefined);
-  const toDelete = o.deleteRemote ? plan.delete : [];
-  const result: SyncResult = { sent: [], deleted: [], notLanded: [], bytes: 0 };
+  const result: SyncResult = { sent: [], deleted: [], changedOnCluster: [], notLanded: [], bytes: 0 };
+  if (send.length === 0 && (!o.deleteRemote || plan.delete.length === 0)) return result;
+
+  // The preview may have stood open for minutes: the cluster is looked at again, and a file that
+  // changed there since is left alone (nor is a file deleted that changed meanwhile).
+  const now = await listRemote(client, t, o.signal);
+  const asPreviewed = (rel: string): boolean => sameEntry(preview.remote.get(rel), now.files.get(rel));
+  for (const f of send) if (!asPreviewed(f.rel)) result.changedOnCluster.push(f.rel);
+  if (result.changedOnCluster.length) {
+    const changed = new Set(result.changedOnCluster);
+    send = send.filter((f) => !changed.has(f.rel));
+  }
+  const toDelete = o.deleteRemote ? plan.delete.filter((rel) => asPreviewed(rel)) : [];
   if (send.length === 0 && toDelete.length === 0) return result;
 
   // Marked first: a sync cut off from here on is repaired by the next one, not called a conflict.
