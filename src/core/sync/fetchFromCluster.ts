@@ -127,7 +127,8 @@ export async function unpackWanted(file: string, wanted: ReadonlyMap<string, num
   const allowance = [...wanted.values()].reduce((a, b) => a + b, 0) + UNWANTED_SLACK;
   let unwanted = 0;
   const taken = new Set<string>();
-  let failure: unknown;
+  let failure: Error | undefined;
+  const fail = (e: unknown): void => { failure ??= e instanceof Error ? e : new Error(String(e)); };
   let chain = Promise.resolve();
   parser.on('entry', (entry: ReadEntry) => {
     const name = entry.path.replace(/^(\.\/)+/, '');
@@ -135,7 +136,7 @@ export async function unpackWanted(file: string, wanted: ReadonlyMap<string, num
     if (failure === undefined && entry.type === 'File' && size === entry.size && !taken.has(name)) {
       taken.add(name);
       const done = take(name, entry).catch((e: unknown) => {
-        failure ??= e;
+        fail(e);
         entry.resume();
       });
       chain = chain.then(() => done);
@@ -144,14 +145,14 @@ export async function unpackWanted(file: string, wanted: ReadonlyMap<string, num
     unwanted += entry.size ?? 0;
     if (unwanted > allowance && failure === undefined) {
       failure = new MalformedResponseError(`The fetched archive holds more than was asked for (over ${unwanted} bytes of other members): nothing more of it was unpacked`);
-      source.destroy(failure as Error);
+      source.destroy(failure);
     }
     entry.resume();
   });
   try {
     await pipeline(source, parser);
   } catch (e) {
-    failure ??= e;
+    fail(e);
   }
   await chain;
   if (failure !== undefined) throw failure;
