@@ -10,6 +10,10 @@
  *     `A_T`, a queued or running one also under its own id), folded, grouped under their parents
  *     and turned into tree items (all expanded), against part 1's flat listing in the same run:
  *     CPU time, interleaved runs, target ≤ 1.2x.
+ *  5. folding array twins in a 100,000-row listing that a hostile or strange server sends: 50,000
+ *     running tasks and 50,000 look-alike rows (same name, user, partition and start) that fit no
+ *     task, against 100,000 honest rows (1,000 arrays of 100 tasks, a twin per running task) in the
+ *     same run: CPU time, target ≤ 2x (linear; it was 51 s for 40,000 rows when it was quadratic).
  * Parts 2 and 3 need FIRECREST_* (scripts/with-gateway.mjs); BENCH_PARTS=1,4 runs only the offline parts.
  */
 import { loadavg } from 'node:os';
@@ -27,7 +31,7 @@ import { OutputStreamer } from '../src/commands/jobs/outputStreamer';
 import { target } from '../test/support/target';
 import { emitTable } from './report.cjs';
 
-const parts = (process.env.BENCH_PARTS ?? '1,2,3,4').split(',');
+const parts = (process.env.BENCH_PARTS ?? '1,2,3,4,5').split(',');
 const rows: [string, string, string, string][] = [];
 
 /**
@@ -152,6 +156,41 @@ function part4(): void {
   rows.push(['arrays / flat listing (CPU)', `${ratio.toFixed(2)}x`, '<= 1.2x', ratio <= 1.2 ? 'PASS' : 'FAIL']);
 }
 
+/** Rows of one array of running tasks, each followed by a look-alike numeric row that fits no task (its id is below the array's). */
+function lookAlikes(tasks: number): ReturnType<typeof toJob>[] {
+  const start = Math.floor(Date.now() / 1000) - 60;
+  const wire = (jobId: string) => JobsW.parse({ jobs: [{
+    jobId, name: 'sweep', status: { state: 'RUNNING', stateReason: 'None', exitCode: 0, interruptSignal: 0 }, tasks: null,
+    time: { elapsed: 60, start, end: null, suspended: 0, limit: 3600 }, account: 'proj', allocationNodes: 1, cluster: 'cluster', group: 'users',
+    nodes: 'nid001', partition: 'debug', killRequestUser: null, user: 'alice', workingDirectory: '/home/alice', priority: 1,
+  }] }).jobs![0];
+  const out = [];
+  for (let i = 0; i < tasks; i++) out.push(toJob(wire(`900000_${i}`)), toJob(wire(String(100000 + i))));
+  return out;
+}
+
+function part5(): void {
+  const honest = () => (JSON.parse(wireListing(96_000, 1000)) as { jobs: unknown[] }).jobs.map((j) => toJob(JobsW.parse({ jobs: [j] }).jobs![0]));
+  const hostileRows = lookAlikes(50_000);
+  const honestRows = honest();
+  const cpu = (rows: ReturnType<typeof toJob>[]): number => {
+    const copy = rows.map((j) => ({ ...j }));
+    const t0 = process.cpuUsage();
+    foldArrayTwins(copy);
+    const d = process.cpuUsage(t0);
+    return (d.user + d.system) / 1000;
+  };
+  for (let i = 0; i < 2; i++) { cpu(honestRows); cpu(hostileRows); }
+  const h: number[] = [];
+  const x: number[] = [];
+  for (let i = 0; i < 5; i++) { h.push(cpu(honestRows)); x.push(cpu(hostileRows)); }
+  const med = (v: number[]) => [...v].sort((a, b) => a - b)[2];
+  const ratio = med(x) / med(h);
+  rows.push(['fold 100,000 rows: 50,000 tasks + 50,000 look-alikes, CPU median of 5', `${med(x).toFixed(1)} ms`, `${hostileRows.length} rows`, '']);
+  rows.push(['fold honest listing, same run, CPU median of 5', `${med(h).toFixed(1)} ms`, `${honestRows.length} rows (1,000 arrays)`, '']);
+  rows.push(['look-alikes / honest fold (CPU)', `${ratio.toFixed(2)}x`, '<= 2x', ratio <= 2 ? 'PASS' : 'FAIL']);
+}
+
 async function connect(): Promise<{ client: FirecrestClient; system: string; home: string }> {
   const t = target();
   const client = await createClient({ profile: { name: 'bench', url: t.url, apiVersion: 'v2', tokenUrl: t.tokenUrl, clientId: t.clientId }, clientSecret: t.clientSecret });
@@ -215,6 +254,7 @@ async function part3(client: FirecrestClient, system: string, home: string): Pro
 async function main(): Promise<void> {
   if (parts.includes('1')) part1();
   if (parts.includes('4')) part4();
+  if (parts.includes('5')) part5();
   if (parts.includes('2') || parts.includes('3')) {
     const { client, system, home } = await connect();
     try {

@@ -87,41 +87,140 @@ export function foldArrayTwins(jobs: Job[]): Job[] {
       if (twins.has(k)) push(tasks, k, j);
     }
     const order = (j: Job): number => (arrays.has(j.id) ? Number.MAX_SAFE_INTEGER : Number(j.id));
+    const end = (j: Job): string => (j.isFinal ? `${j.endTime ?? ''}` : '-');
     for (const [k, group] of tasks) {
       group.sort((a, b) => a.array!.taskId! - b.array!.taskId!);
       const list = twins.get(k)!.sort((a, b) => order(a) - order(b));
       // Those that ended alike (or are both still on) first, then the rest (the database may not
-      // know yet that a task ended). A task's own id is never below its array's id (ids grow), and
-      // another array's id is that array's. Each queue is walked once, past the tasks already taken.
-      const fits = (task: Job, twin: Job): boolean =>
-        task.ownId === undefined && Number(twin.id) >= Number(task.array!.jobId) && (!arrays.has(twin.id) || twin.id === task.array!.jobId);
-      const take = (queue: Job[], from: { i: number }, twin: Job): boolean => {
-        while (from.i < queue.length && queue[from.i].ownId !== undefined) from.i++;
-        for (let k = from.i; k < queue.length; k++) {
-          if (!fits(queue[k], twin)) continue;
-          fold(queue[k], twin);
-          drop.add(twin);
-          return true;
-        }
-        return false;
-      };
-      const end = (j: Job): string => (j.isFinal ? `${j.endTime ?? ''}` : '-');
-      const alike = new Map<string, { queue: Job[]; from: { i: number } }>();
-      for (const task of group) {
-        const e = end(task);
-        const a = alike.get(e);
-        if (a) a.queue.push(task);
-        else alike.set(e, { queue: [task], from: { i: 0 } });
-      }
+      // know yet that a task ended).
+      const alike = new Map<string, Job[]>();
+      for (const task of group) push(alike, end(task), task);
+      const queues = new Map([...alike].map(([e, q]) => [e, new TaskQueue(q)]));
       for (const twin of list) {
-        const a = alike.get(end(twin));
-        if (a) take(a.queue, a.from, twin);
+        const task = queues.get(end(twin))?.take(twin, arrays);
+        if (task) {
+          fold(task, twin);
+          drop.add(twin);
+        }
       }
-      const any = { i: 0 };
-      for (const twin of list) if (!drop.has(twin)) take(group, any, twin);
+      const all = new TaskQueue(group);
+      for (const twin of list) {
+        if (drop.has(twin)) continue;
+        const task = all.take(twin, arrays);
+        if (task) {
+          fold(task, twin);
+          drop.add(twin);
+        }
+      }
     }
   }
   return drop.size ? jobs.filter((j) => !drop.has(j)) : jobs;
+}
+
+/**
+ * The tasks of one group in queue order, handed to twins that come in growing id order (the
+ * arrays' own ids last). A twin takes the first free task whose array id is not above its own id
+ * (ids grow); a twin that is an array's id takes the first free task of that array only. Each
+ * array's tasks are walked once and the arrays a twin may take from are kept in a heap by their
+ * first free task, so a group costs O(n log a) for n rows of a arrays, never n × n: 20,000 look-alike
+ * rows that fit no task are each turned away at once.
+ */
+class TaskQueue {
+  /** The group's arrays by id, each with its tasks in queue order and a cursor past those taken. */
+  private readonly arrays: Lane[];
+  private readonly byId = new Map<string, Lane>();
+  private readonly position = new Map<Job, number>();
+  /** The arrays a twin may take from, as [position of the first free task when placed, lane]. */
+  private readonly heap: [number, Lane][] = [];
+  private opened = 0;
+
+  constructor(queue: Job[]) {
+    queue.forEach((task, i) => {
+      this.position.set(task, i);
+      const id = task.array!.jobId;
+      let lane = this.byId.get(id);
+      if (!lane) this.byId.set(id, (lane = { id: Number(id), tasks: [], next: 0 }));
+      lane.tasks.push(task);
+    });
+    this.arrays = [...this.byId.values()].sort((a, b) => a.id - b.id);
+  }
+
+  /** The task `twin` goes with, now counted as taken; undefined when none fits. */
+  take(twin: Job, arrayIds: ReadonlySet<string>): Job | undefined {
+    if (arrayIds.has(twin.id)) {
+      // An array's own id belongs to a task of that array (the last to start), and to no other.
+      const lane = this.byId.get(twin.id);
+      return lane && this.claim(lane);
+    }
+    const limit = Number(twin.id);
+    while (this.opened < this.arrays.length && this.arrays[this.opened].id <= limit) this.place(this.arrays[this.opened++]);
+    while (this.heap.length) {
+      const [at, lane] = this.pop();
+      const head = this.head(lane);
+      if (head === undefined) continue;
+      if (head !== at) {
+        // Its first free task moved on meanwhile (taken by an array's own id): placed again.
+        this.place(lane);
+        continue;
+      }
+      const task = this.claim(lane);
+      this.place(lane);
+      return task;
+    }
+    return undefined;
+  }
+
+  /** The lane's first free task, past it from now on. */
+  private claim(lane: Lane): Job | undefined {
+    if (this.head(lane) === undefined) return undefined;
+    return lane.tasks[lane.next++];
+  }
+
+  /** The queue position of the lane's first free task (moving its cursor past taken ones). */
+  private head(lane: Lane): number | undefined {
+    while (lane.next < lane.tasks.length && lane.tasks[lane.next].ownId !== undefined) lane.next++;
+    const task = lane.tasks[lane.next];
+    return task === undefined ? undefined : this.position.get(task);
+  }
+
+  private place(lane: Lane): void {
+    const at = this.head(lane);
+    if (at === undefined) return;
+    const h = this.heap;
+    h.push([at, lane]);
+    for (let c = h.length - 1; c > 0;) {
+      const p = (c - 1) >> 1;
+      if (h[p][0] <= h[c][0]) break;
+      [h[p], h[c]] = [h[c], h[p]];
+      c = p;
+    }
+  }
+
+  private pop(): [number, Lane] {
+    const h = this.heap;
+    const top = h[0];
+    const last = h.pop()!;
+    if (h.length) {
+      h[0] = last;
+      for (let p = 0; ;) {
+        const l = 2 * p + 1;
+        const r = l + 1;
+        let m = p;
+        if (l < h.length && h[l][0] < h[m][0]) m = l;
+        if (r < h.length && h[r][0] < h[m][0]) m = r;
+        if (m === p) break;
+        [h[p], h[m]] = [h[m], h[p]];
+        p = m;
+      }
+    }
+    return top;
+  }
+}
+
+interface Lane {
+  id: number;
+  tasks: Job[];
+  next: number;
 }
 
 /** The twin's id onto its task, and its state when it is further along. */
