@@ -284,8 +284,13 @@ export function arraySummary(arrayId: string, tasks: readonly Job[]): Job {
     state = ends.find((s) => s.startsWith('FAILED')) ?? ends.find((s) => s.startsWith('CANCELLED')) ?? ends[0] ?? 'FAILED';
   }
   const exitCode = tasks.reduce<number | undefined>((m, t) => (t.exitCode === undefined ? m : Math.max(m ?? 0, t.exitCode)), undefined);
-  const starts = tasks.map((t) => t.startTime).filter((x): x is number => x !== undefined);
-  const ends = tasks.map((t) => t.endTime).filter((x): x is number => x !== undefined);
+  // Folded, not spread: an array may have far more tasks than a call has room for arguments.
+  let startTime: number | undefined;
+  let endTime: number | undefined;
+  for (const t of tasks) {
+    if (t.startTime !== undefined) startTime = Math.min(startTime ?? t.startTime, t.startTime);
+    if (t.endTime !== undefined) endTime = Math.max(endTime ?? t.endTime, t.endTime);
+  }
   return {
     ...first,
     id: arrayId,
@@ -294,8 +299,8 @@ export function arraySummary(arrayId: string, tasks: readonly Job[]): Job {
     isFinal: isFinalState(state),
     reason: c.running || !c.pending ? undefined : tasks.find((t) => t.stateClass === 'pending')?.reason,
     exitCode,
-    startTime: starts.length ? Math.min(...starts) : undefined,
-    endTime: !c.running && !c.pending && ends.length ? Math.max(...ends) : undefined,
+    startTime,
+    endTime: !c.running && !c.pending ? endTime : undefined,
     array: { jobId: arrayId, count: c.total },
     ownId: undefined,
   };

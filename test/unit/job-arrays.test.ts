@@ -50,6 +50,15 @@ void describe('job arrays', () => {
     assert.equal(folded.filter((j) => j.ownId !== undefined).length, 2);
   });
 
+  void it('sums up an array of 150,000 listed tasks without a RangeError', () => {
+    const rows = Array.from({ length: 150_000 }, (_, i) => row(`7_${i}`, 'COMPLETED', 100 + (i % 50), 200 + (i % 70)));
+    const { jobs } = groupArrays(rows);
+    assert.equal(jobs.length, 1);
+    assert.equal(jobs[0].array?.count, 150_000);
+    assert.equal(jobs[0].startTime, 100);
+    assert.equal(jobs[0].endTime, 269);
+  });
+
   void it('pairs a twin whose task ended in the database only loosely, and takes the further state', () => {
     const rows = [row('12_0', 'RUNNING', 100), row('12_1', 'COMPLETED', 100, 150), row('13', 'COMPLETED', 100, 160), row('14', 'COMPLETED', 100, 150)];
     const folded = foldArrayTwins(rows);

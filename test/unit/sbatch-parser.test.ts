@@ -152,6 +152,18 @@ void describe('arrays', () => {
     assert.deepEqual(parseArray('0-15:4'), { ok: true, value: { count: 4, maxIndex: 12, throttle: undefined } });
     assert.deepEqual(parseArray('0-99%10'), { ok: true, value: { count: 100, maxIndex: 99, throttle: 10 } });
   });
+  void it('counts an array of 150,000 tasks, and refuses indexes past any Slurm\'s limit in words (security review 3, finding 15)', () => {
+    // This threw an untyped RangeError (a spread of 150,000 arguments); 0-4000000000 would have
+    // counted four billion indexes in the extension host.
+    assert.deepEqual(parseArray('0-149999'), { ok: true, value: { count: 150_000, maxIndex: 149_999, throttle: undefined } });
+    assert.deepEqual(parseArray('0-4000000:2,1'), { ok: true, value: { count: 2_000_002, maxIndex: 4_000_000, throttle: undefined } });
+    const t0 = performance.now();
+    const refused = parseArray('0-4000000000');
+    assert.ok(performance.now() - t0 < 50, 'refused before counting');
+    assert.equal(refused.ok, false);
+    assert.match((refused as { reason: string }).reason, /array indexes go up to 4,000,000 at most/);
+    assert.deepEqual(one('#SBATCH --array=0-9999999').p.map((x) => x.code), ['malformed-value']);
+  });
   void it('rejects backwards ranges, zero steps, bad throttles', () => {
     for (const bad of ['5-1', '0-10:0', '1-3%x', '%4', '1-3%2%3', 'a-b', '1,,2']) assert.equal(parseArray(bad).ok, false, bad);
     assert.deepEqual(one('#SBATCH -a 7-3').p.map((x) => x.code), ['malformed-value']);

@@ -58,7 +58,8 @@ async function localTree(root: string, rel = ''): Promise<{ path: string; rel: s
   const out: { path: string; rel: string }[] = [];
   for (const e of await readdir(join(root, rel), { withFileTypes: true })) {
     const r = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...(await localTree(root, r)));
+    // One at a time, not spread: a folder may hold more files than a call takes arguments.
+    if (e.isDirectory()) for (const f of await localTree(root, r)) out.push(f);
     else if (e.isFile()) out.push({ path: join(root, r), rel: r });
   }
   return out;
@@ -69,7 +70,7 @@ async function remoteTree(client: FirecrestClient, dir: FirecrestUri, rel = ''):
   const out: string[] = [];
   for (const e of await client.list(dir.system, rel ? `${dir.path}/${rel}` : dir.path, { showHidden: true })) {
     const r = rel ? `${rel}/${e.name}` : e.name;
-    if (e.kind === 'directory') out.push(...(await remoteTree(client, dir, r)));
+    if (e.kind === 'directory') for (const f of await remoteTree(client, dir, r)) out.push(f);
     else if (e.kind === 'file') out.push(r);
   }
   return out;

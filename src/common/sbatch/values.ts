@@ -76,7 +76,14 @@ export interface ArraySpec {
   throttle?: number;
 }
 
-/** `0-15`, `1,3,5-7`, `0-15:4`, each optionally followed by `%N`. */
+/** The largest array index any Slurm accepts (MaxArraySize is at most 4,000,001; a site's is often 1,001). */
+export const MAX_ARRAY_INDEX = 4_000_000;
+
+/**
+ * `0-15`, `1,3,5-7`, `0-15:4`, each optionally followed by `%N`. An index past MAX_ARRAY_INDEX is
+ * refused in words before anything is counted; the indexes are counted in a bitmap of at most
+ * 4 Mbit, so even the largest legal array costs milliseconds and no stack.
+ */
 export function parseArray(text: string): ValueResult<ArraySpec> {
   const [spec, throttleText, ...extra] = text.trim().split('%');
   if (extra.length) return bad(`'${text}': only one %N throttle is allowed`);
@@ -86,7 +93,8 @@ export function parseArray(text: string): ValueResult<ArraySpec> {
     throttle = Number(throttleText);
   }
   if (spec === '') return bad('no array indexes before the %');
-  const seen = new Set<number>();
+  const ranges: [number, number, number][] = [];
+  let maxIndex = 0;
   for (const part of spec.split(',')) {
     const m = /^(\d+)(?:-(\d+)(?::(\d+))?)?$/.exec(part);
     if (!m) return bad(`'${part}' is not an index, a range a-b or a stepped range a-b:s`);
@@ -95,9 +103,21 @@ export function parseArray(text: string): ValueResult<ArraySpec> {
     const step = m[3] === undefined ? 1 : Number(m[3]);
     if (b < a) return bad(`'${part}': the range ends before it starts`);
     if (step < 1) return bad(`'${part}': the step must be at least 1`);
-    for (let i = a; i <= b; i += step) seen.add(i);
+    if (b > MAX_ARRAY_INDEX) return bad(`'${part}': array indexes go up to ${MAX_ARRAY_INDEX.toLocaleString('en-US')} at most on any Slurm (the site's MaxArraySize is often far lower)`);
+    const last = a + Math.floor((b - a) / step) * step;
+    maxIndex = Math.max(maxIndex, last);
+    ranges.push([a, b, step]);
   }
-  return ok({ count: seen.size, maxIndex: Math.max(...seen), throttle });
+  const seen = new Uint8Array(maxIndex + 1);
+  let count = 0;
+  for (const [a, b, step] of ranges) {
+    for (let i = a; i <= b; i += step) {
+      if (seen[i]) continue;
+      seen[i] = 1;
+      count++;
+    }
+  }
+  return ok({ count, maxIndex, throttle });
 }
 
 /** Dependency types sbatch accepts with job ids. */
