@@ -6,6 +6,7 @@
  * back on its task (as `ownId`, the only id of a task a v2 path accepts), and `arraySummary` is
  * what an array's id stands for: all its tasks at once.
  */
+import { InvalidInputError } from './errors';
 import { classifyState, isFinalState } from './jobState';
 import type { Job, JobArrayInfo } from './model';
 
@@ -37,6 +38,31 @@ export function arrayInfo(id: string): JobArrayInfo | undefined {
   if (m[2] !== undefined) return { jobId: m[1], taskId: Number(m[2]), count: 1 };
   const count = countIndexes(m[3]);
   return count === undefined ? undefined : { jobId: m[1], pending: m[3], count };
+}
+
+const PLAIN_ID = /^\d{1,20}$/;
+
+/**
+ * `id` when it is a job id (`812`, an array's task `12_3`, its tasks not started `12_[4-9]`);
+ * InvalidInputError otherwise, before it reaches a URL: `.` or `..` in a job's path would send a
+ * cancel or a metadata read to another route.
+ */
+export function checkedJobId(id: string): string {
+  const problem = jobIdProblem(id);
+  if (problem) throw problem;
+  return id;
+}
+
+/** The InvalidInputError for an id that is not a job id, else undefined. */
+function jobIdProblem(id: string): InvalidInputError | undefined {
+  if (PLAIN_ID.test(id) || arrayInfo(id)) return undefined;
+  return new InvalidInputError(`${JSON.stringify(id.slice(0, 40))} is not a job id: a job id is a number, or an array task such as 12_3`);
+}
+
+/** `call` with the id; a rejected promise (never a throw) when `id` is not a job id. */
+export function withJobId<T>(id: string, call: (id: string) => Promise<T>): Promise<T> {
+  const problem = jobIdProblem(id);
+  return problem ? Promise.reject(problem) : call(id);
 }
 
 /** `{ array }` for a job whose id names an array member, else nothing (spread into a Job). */

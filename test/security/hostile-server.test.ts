@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { createClient, ResponseTooLargeError, type FirecrestClient, type Logger } from '../../src/core/index';
+import { createClient, InvalidInputError, ResponseTooLargeError, type FirecrestClient, type Logger } from '../../src/core/index';
 import { entryNameProblem } from '../../src/core/entryNames';
 import { Transport } from '../../src/core/http/transport';
 
@@ -20,11 +20,14 @@ function entry(name: string): Record<string, unknown> {
 
 let server: Server;
 let served = 0;
+/** Every path the server was asked for. */
+const asked: string[] = [];
 let base = '';
 
 function hostile(): Server {
   return createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
+    asked.push(url.pathname);
     if (url.pathname === '/status/systems') {
       // 300 MiB of JSON-looking bytes, sent as fast as the client takes them, without a length.
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -121,6 +124,33 @@ void describe('client against a hostile server', () => {
       );
     } finally {
       await t.close();
+    }
+  });
+});
+
+void describe('job ids', () => {
+  void it('refuses an id that is not a job id before any request: `.` and `..` would reach other routes (security review 3, finding 16)', async () => {
+    for (const apiVersion of ['v2', 'v1'] as const) {
+      const c = await createClient({ profile: { name: 'hostile', url: base, apiVersion }, staticToken: 'not-a-real-token', requestTimeoutMs: 10_000 });
+      try {
+        asked.length = 0;
+        for (const id of ['.', '..', '', '12/../13', '12?x=1', '-1']) {
+          for (const [what, call] of [
+            ['cancel', () => c.cancelJob('cluster', id)],
+            ['metadata', () => c.jobMetadata('cluster', id)],
+            ['job', () => c.job('cluster', id)],
+            ['wait', () => c.waitForJob('cluster', id, { overallTimeoutMs: 1000 })],
+            ...(apiVersion === 'v2' ? [['attach', () => c.attachToJob('cluster', id, 'true')] as const] : []),
+          ] as const) {
+            await assert.rejects(call(), (e: unknown) => e instanceof InvalidInputError && /is not a job id/.test(e.message), `${apiVersion} ${what} ${JSON.stringify(id)}`);
+          }
+        }
+        // Any other route parameter: a system named `..` would climb out of the route too.
+        if (apiVersion === 'v2') await assert.rejects(c.list('..', '/home/alice'), (e: unknown) => e instanceof InvalidInputError && /not a valid system/.test(e.message));
+        assert.deepEqual(asked, [], 'no request reached the server');
+      } finally {
+        await c.dispose();
+      }
     }
   });
 });

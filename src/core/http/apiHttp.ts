@@ -7,7 +7,7 @@ import type { FormData } from 'undici';
 import type { CallOptions } from '../api';
 import type { TokenSource } from '../auth/tokenSource';
 import type { ClientEvents } from '../events';
-import { RateLimitedError, ServerError, UnauthorizedError } from '../errors';
+import { InvalidInputError, RateLimitedError, ServerError, UnauthorizedError } from '../errors';
 import { silentLogger, type Logger } from '../logger';
 import { errorFromResponse } from './errorMapping';
 import { RateGate } from './rateGate';
@@ -99,6 +99,8 @@ export class ApiHttp {
     const path = req.route.replace(/\{(\w+)\}/g, (_m, name: string) => {
       const v = req.params?.[name];
       if (v === undefined) throw new Error(`missing route parameter ${name} for ${req.route}`);
+      // Dot segments survive encodeURIComponent and would be resolved by the URL: another route.
+      if (v === '' || v === '.' || v === '..') throw new InvalidInputError(`${JSON.stringify(v)} is not a valid ${name}`, { route: ApiHttp.label(req.method, req.route) });
       return encodeURIComponent(v);
     });
     const url = new URL(this.base + path);

@@ -18,6 +18,7 @@ import { Tasks } from './tasks';
 import { UtilitiesRoutes } from './utilities';
 import { V1Http } from './v1Http';
 import { createEmptyFile } from '../emptyFile';
+import { checkedJobId, withJobId } from '../jobArrays';
 
 
 /** The synchronous command hit the server's time-out: the job-backed route takes over (§4.2). */
@@ -173,19 +174,20 @@ export class V1Api implements FirecrestApi, V1Extras {
     const queue = await this.compute.jobs(system, o);
     return o.queueOnly ? queue : this.recent.merge(system, queue, o);
   }
-  job(system: string, jobId: string, o?: CallOptions): Promise<Job> { return this.compute.job(system, jobId, o); }
+  job(system: string, jobId: string, o?: CallOptions): Promise<Job> { return withJobId(jobId, (id) => this.compute.job(system, id, o)); }
   /** v1 cannot return a job's script; only the log paths squeue reports. */
   async jobMetadata(system: string, jobId: string, o?: CallOptions): Promise<JobMetadata> {
-    const j = await this.compute.job(system, jobId, o);
+    const j = await this.compute.job(system, checkedJobId(jobId), o);
     return { id: j.id, stdoutPath: j.stdoutPath, stderrPath: j.stderrPath };
   }
-  cancelJob(system: string, jobId: string, o?: CallOptions): Promise<void> { return this.compute.cancel(system, jobId, o); }
+  cancelJob(system: string, jobId: string, o?: CallOptions): Promise<void> { return withJobId(jobId, (id) => this.compute.cancel(system, id, o)); }
   cancelJobTask(system: string, task: Job, o?: CallOptions): Promise<void> { return this.compute.cancelTask(system, task, o); }
   attachToJob(): Promise<void> { return Promise.reject(new NotSupportedError('Attaching to a job is not available on FirecREST API v1')); }
   accounting(system: string, q: AccountingQuery): Promise<Job[]> { return this.compute.accounting(system, q); }
 
   /** Polls with sleeps 1, 2, 4, ... 16 s until a final state (§4.2); on overall time-out the job is cancelled. */
   async waitForJob(system: string, jobId: string, o: WaitOptions = {}): Promise<Job> {
+    checkedJobId(jobId);
     const started = Date.now();
     let next = 500;
     for (;;) {

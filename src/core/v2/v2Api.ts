@@ -23,6 +23,7 @@ import { StatusRoutes } from './status';
 import { TransferRoutes } from './transfer';
 import { JobWaiter } from './wait';
 import { createEmptyFile } from '../emptyFile';
+import { withJobId } from '../jobArrays';
 
 /** The ops command hit the server's per-command timeout: the job-backed route takes over (§4.3). */
 function isRemoteTimeout(e: unknown, alsoExit124: boolean): boolean {
@@ -160,12 +161,12 @@ export class V2Api implements FirecrestApi {
 
   submitJob(system: string, job: JobSubmission, o?: CallOptions): Promise<string> { return this.compute.submit(system, job, o); }
   jobs(system: string, o?: JobListOptions): Promise<Job[]> { return this.compute.jobs(system, o); }
-  job(system: string, jobId: string, o?: CallOptions): Promise<Job> { return this.compute.job(system, jobId, o); }
-  jobMetadata(system: string, jobId: string, o?: CallOptions): Promise<JobMetadata> { return this.compute.metadata(system, jobId, o); }
-  cancelJob(system: string, jobId: string, o?: CallOptions): Promise<void> { return this.compute.cancel(system, jobId, o); }
+  job(system: string, jobId: string, o?: CallOptions): Promise<Job> { return withJobId(jobId, (id) => this.compute.job(system, id, o)); }
+  jobMetadata(system: string, jobId: string, o?: CallOptions): Promise<JobMetadata> { return withJobId(jobId, (id) => this.compute.metadata(system, id, o)); }
+  cancelJob(system: string, jobId: string, o?: CallOptions): Promise<void> { return withJobId(jobId, (id) => this.compute.cancel(system, id, o)); }
   cancelJobTask(system: string, task: Job, o?: CallOptions): Promise<void> { return this.compute.cancelTask(system, task, o); }
-  attachToJob(system: string, jobId: string, command: string, o?: CallOptions): Promise<void> { return this.compute.attach(system, jobId, command, o); }
-  waitForJob(system: string, jobId: string, o?: WaitOptions): Promise<Job> { return this.waiter.waitForJob(system, jobId, o); }
+  attachToJob(system: string, jobId: string, command: string, o?: CallOptions): Promise<void> { return withJobId(jobId, (id) => this.compute.attach(system, id, command, o)); }
+  waitForJob(system: string, jobId: string, o?: WaitOptions): Promise<Job> { return withJobId(jobId, (id) => this.waiter.waitForJob(system, id, o)); }
   waitForTransferJob(job: TransferJob, o?: WaitOptions): Promise<void> { return this.waiter.waitForTransferJob(job, o); }
 
   /** v2 has no accounting route: the widest job listing, filtered here by ids and time range. */
