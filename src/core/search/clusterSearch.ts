@@ -9,7 +9,7 @@ import type { CallOptions, FirecrestApi } from '../api';
 import { InvalidInputError, isCancellation, NotFoundError, PermissionDeniedError, ServerError } from '../errors';
 import { sleep } from '../http/sleep';
 import { OffsetReader } from '../offsetReader';
-import { rangeFinder, SearchOutputParser, type SearchLine } from './searchOutput';
+import { insideFolder, rangeFinder, SearchOutputParser, type SearchLine } from './searchOutput';
 import { DEFAULT_MAX_RESULTS, invalidQuery, SEARCH_FILE_PREFIX, searchScript, type SearchQuery, type SearchTool } from './searchScript';
 
 export type { SearchQuery, SearchTool } from './searchScript';
@@ -95,6 +95,9 @@ export async function searchOnCluster(api: FirecrestApi, system: string, q: Sear
   const parser = new SearchOutputParser();
   const summary: SearchSummary = { jobId, matches: 0, capped: false, warnings: [], requests: 0, bytesFetched: 0, outputBytes: 0 };
   let files = 0;
+  /** Results the server gave that are not under the folder searched, and records too long to be results. */
+  let outside = 0;
+  let overlong = 0;
   let ended = false;
   let jobOver = false;
   let finished = false;
@@ -115,6 +118,10 @@ export async function searchOnCluster(api: FirecrestApi, system: string, q: Sear
           if (r.text !== '' || jobOver) {
             const piece = parser.push(r.text, jobOver && !r.full);
             grew ||= r.text !== '';
+            overlong += piece.overlong;
+            const inside = insideFolder(q.root, piece.lines);
+            outside += inside.dropped;
+            piece.lines = inside.kept;
             if (piece.tool) summary.tool = piece.tool;
             if (piece.files) { files += piece.files; o.onFilesSearched?.(files); }
             if (piece.lines.length) {
@@ -157,6 +164,8 @@ export async function searchOnCluster(api: FirecrestApi, system: string, q: Sear
       wait = grew ? firstWait : Math.min(maxWait, Math.round(wait * SEARCH_POLL.growth));
     }
     if (summary.capped) o.onPhase?.('finishing');
+    if (outside) summary.warnings.push(`${outside} result(s) the server gave outside ${q.root} were left out`);
+    if (overlong) summary.warnings.push(`${overlong} record(s) longer than any path were left out`);
     finished = true;
     return { ...summary, filesSearched: summary.tool === 'grep' ? files : undefined, ...stats, outputBytes: reader.offset };
   } finally {
@@ -194,7 +203,7 @@ export async function searchOnCluster(api: FirecrestApi, system: string, q: Sear
     // grep/rg with files it could not read still searched the rest: warn, keep the results.
     const unreadable = (end.status === 123 || end.status === 2 || end.findStatus === 1) && (summary.matches > 0 || lines.every((l) => /Permission denied|No such file/i.test(l)));
     if (unreadable) {
-      summary.warnings = lines.slice(0, 20);
+      summary.warnings.push(...lines.slice(0, 20));
       return;
     }
     throw new ServerError(`${tool} failed on ${system} (exit status ${end.status})${lines.length ? `: ${lines.slice(0, 5).join('; ')}` : ''}`);

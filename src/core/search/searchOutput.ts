@@ -4,6 +4,7 @@
  * for the next one. Paths and lines are server data: a record that does not parse is counted and
  * dropped, never guessed at.
  */
+import { posix } from 'node:path';
 
 export interface SearchLine {
   /** Absolute path of the file. */
@@ -28,36 +29,77 @@ export interface ParsedPiece {
   end?: SearchEnd;
   /** Records that did not parse. */
   malformed: number;
+  /** Records whose path passed MAX_PATH_CHARS: dropped unread (also counted in `malformed`). */
+  overlong: number;
 }
 
 /** Lines longer than this are cut (the match is still reported; the rest of the line is not kept). */
 export const MAX_LINE_CHARS = 2000;
+/** A path longer than this is no path a file system gives: its record is dropped, not kept in memory. */
+export const MAX_PATH_CHARS = 64 * 1024;
+/** What is kept after a record's NUL: the line number, `:` and the line up to MAX_LINE_CHARS. */
+const MAX_REST_CHARS = MAX_LINE_CHARS + 32;
 
+/**
+ * Reads records as they come, in one pass over each piece: what is kept of a record is bounded
+ * (its path by MAX_PATH_CHARS, its line by MAX_LINE_CHARS), so a server that sends a record that
+ * never ends costs its bytes' time once, not memory and not a rescan per piece.
+ */
 export class SearchOutputParser {
-  private carry = '';
+  /** The current record's path so far (before its NUL). */
+  private path = '';
+  /** After its NUL: the line number and text so far, at most MAX_REST_CHARS. */
+  private rest = '';
+  private inRest = false;
+  /** The current record's path passed MAX_PATH_CHARS: it is dropped when it ends. */
+  private overlong = false;
 
   /** Feeds the next text of the file; `final` when nothing will follow (an unterminated record is malformed). */
   push(text: string, final = false): ParsedPiece {
-    const piece: ParsedPiece = { lines: [], files: 0, malformed: 0 };
-    const s = this.carry + text;
+    const piece: ParsedPiece = { lines: [], files: 0, malformed: 0, overlong: 0 };
     let at = 0;
-    for (;;) {
-      const nul = s.indexOf('\0', at);
-      if (nul < 0) break;
-      const nl = s.indexOf('\n', nul + 1);
+    while (at < text.length) {
+      if (!this.inRest) {
+        const nul = text.indexOf('\0', at);
+        const end = nul < 0 ? text.length : nul;
+        if (!this.overlong) {
+          this.path += text.slice(at, end);
+          if (this.path.length > MAX_PATH_CHARS) {
+            this.overlong = true;
+            this.path = '';
+          }
+        }
+        if (nul < 0) break;
+        this.inRest = true;
+        at = nul + 1;
+        continue;
+      }
+      const nl = text.indexOf('\n', at);
+      const end = nl < 0 ? text.length : nl;
+      const room = MAX_REST_CHARS - this.rest.length;
+      if (room > 0) this.rest += text.slice(at, Math.min(end, at + room));
       if (nl < 0) break;
-      const path = s.slice(at, nul);
-      const rest = s.slice(nul + 1, nl);
+      if (this.overlong) {
+        piece.malformed++;
+        piece.overlong++;
+      } else if (this.path === '') this.control(this.rest, piece);
+      else this.match(this.path, this.rest, piece);
+      this.reset();
       at = nl + 1;
-      if (path === '') this.control(rest, piece);
-      else this.match(path, rest, piece);
     }
-    this.carry = s.slice(at);
-    if (final && this.carry !== '') {
+    if (final && (this.path !== '' || this.inRest || this.overlong)) {
       piece.malformed++;
-      this.carry = '';
+      if (this.overlong) piece.overlong++;
+      this.reset();
     }
     return piece;
+  }
+
+  private reset(): void {
+    this.path = '';
+    this.rest = '';
+    this.inRest = false;
+    this.overlong = false;
   }
 
   private control(rest: string, piece: ParsedPiece): void {
@@ -77,6 +119,24 @@ export class SearchOutputParser {
     const text = rest.slice(m[0].length);
     piece.lines.push({ path, line: Number(m[1]), text: text.length > MAX_LINE_CHARS ? text.slice(0, MAX_LINE_CHARS) : text });
   }
+}
+
+/**
+ * The results that lie inside the searched folder, their paths normalised (`a/./b`, `a//b`); a
+ * path outside it (`/etc/shadow`, `<root>/../x`) is no result of this search, whatever the server
+ * says: it is dropped and counted.
+ */
+export function insideFolder<T extends { path: string }>(root: string, lines: T[]): { kept: T[]; dropped: number } {
+  const top = posix.normalize(root).replace(/\/+$/, '');
+  const prefix = top === '' ? '/' : `${top}/`;
+  const kept: T[] = [];
+  let dropped = 0;
+  for (const l of lines) {
+    const path = posix.normalize(l.path);
+    if (path.startsWith(prefix) && path.length > prefix.length) kept.push(path === l.path ? l : { ...l, path });
+    else dropped++;
+  }
+  return { kept, dropped };
 }
 
 /**
