@@ -1,15 +1,18 @@
 /** v2 compute routes (§3.3): submit, list, inspect, cancel, attach. */
 import type { CallOptions, JobListOptions } from '../api';
-import { NotFoundError, NotSupportedError, ServerError } from '../errors';
+import { NotFoundError, NotSupportedError, ServerError, UnavailableError } from '../errors';
 import { arrayInfo, foldArrayTwins, pickJob } from '../jobArrays';
 import { checkDependency, withDirectives } from '../jobScript';
 import type { ApiHttp } from '../http/apiHttp';
 import type { Job, JobMetadata, JobSubmission } from '../model';
+import { findLostJob, mayHaveArrived } from './lostSubmission';
 import { parseBody } from './parse';
 import { toJob } from './translate';
 import { JobsW, MetadataW, SubmitW } from './wire';
 
 const JOBS = '/compute/{system}/jobs';
+/** How long a submission may wait for its answer unless the caller says otherwise. */
+export const SUBMIT_TIMEOUT_MS = 180_000;
 const JOB = '/compute/{system}/jobs/{jobId}';
 
 /** The compute router of one connection. */
@@ -38,7 +41,24 @@ export class ComputeRoutes {
       standardError: s.stderrPath,
       constraints: s.constraints,
     };
-    const res = await this.http.request({ method: 'POST', route: JOBS, params: { system }, json: { job }, expect: [201], call });
+    const sentAt = Date.now();
+    let res;
+    try {
+      // sbatch of a large array can take the server a minute: a submission waits longer than a read.
+      res = await this.http.request({ method: 'POST', route: JOBS, params: { system }, json: { job }, expect: [201], call: { ...call, timeoutMs: call?.timeoutMs ?? SUBMIT_TIMEOUT_MS } });
+    } catch (e) {
+      if (!mayHaveArrived(e) || script === undefined) throw e;
+      // The answer was lost, not necessarily the job: it is looked for before a failure is reported,
+      // so that the user does not submit it twice.
+      let found: string | undefined;
+      try {
+        found = await findLostJob(this, { system, script, sentAt }, { signal: call?.signal });
+      } catch (lookup) {
+        throw new UnavailableError(`${(e as Error).message}; the job may have been submitted all the same, and could not be looked for (${(lookup as Error).message}): look in the Jobs view before submitting again`, { cause: e, route: `POST ${JOBS}` });
+      }
+      if (found) return found;
+      throw e;
+    }
     return parseBody(SubmitW, res, `POST ${JOBS}`).jobId;
   }
 

@@ -79,3 +79,36 @@ export async function findLostTransferJob(api: JobLookup, lost: LostSubmission, 
 function names(script: string, path: string): boolean {
   return script.includes(path) || script.includes(path.replace(/'/g, `'\\''`));
 }
+
+/**
+ * A job submission whose answer never came (a large array can take sbatch longer than the request
+ * may wait): the job whose script is exactly the one sent, listed since the request was sent, or
+ * undefined when none shows up within `lookForMs`. An array is looked for by its array id.
+ * Reporting a failure instead would make the user submit it a second time.
+ */
+export async function findLostJob(api: JobLookup, lost: { system: string; script: string; sentAt: number }, o: CallOptions & { lookForMs?: number } = {}): Promise<string | undefined> {
+  const call = { signal: o.signal, timeoutMs: o.timeoutMs };
+  const since = lost.sentAt / 1000 - CLOCK_SLACK_S;
+  const lookForMs = o.lookForMs ?? 20_000;
+  const checked = new Set<string>();
+  const sleeps = pollSleeps();
+  for (const started = Date.now(); ; ) {
+    const ids = new Set<string>();
+    for (const j of await api.jobs(lost.system, call)) {
+      const at = j.submitTime ?? j.startTime;
+      if (at !== undefined && at < since) continue;
+      ids.add(j.array?.jobId ?? j.id);
+    }
+    // Newest first: ours is normally the newest.
+    for (const id of [...ids].sort((a, b) => Number(b) - Number(a))) {
+      if (checked.has(id)) continue;
+      const meta = await api.metadata(lost.system, id, call).catch(() => undefined);
+      if (meta?.script === undefined) continue;
+      checked.add(id);
+      if (meta.script === lost.script) return id;
+    }
+    const next = sleeps.next().value * 1000;
+    if (Date.now() - started + next > lookForMs) return undefined;
+    await sleep(next, o.signal);
+  }
+}
