@@ -20,7 +20,8 @@ TEMPLATES="$HERE/slurm"
 STATE=/run/firecrest-slurm
 LOGS=(/var/log/slurm/slurmctld.log /var/log/slurm/slurmd.log /var/log/slurm/slurmdbd.log /var/log/mysql/firecrest-mariadbd.log)
 CLUSTER=localcluster
-PACKAGES=(munge slurm-wlm slurmctld slurmd slurm-client slurmdbd mariadb-server)
+# With the tools the cluster's commands run: v1's xfer-internal rsync is the real rsync.
+PACKAGES=(munge slurm-wlm slurmctld slurmd slurm-client slurmdbd mariadb-server rsync)
 # Stop order; `up` starts them in reverse.
 DAEMONS=(slurmd slurmctld slurmdbd mariadbd munged)
 # The project's apt-get calls take turns on this lock (scripts/install-test-host.sh uses it too).
