@@ -17,7 +17,7 @@ try {
     bundle: true,
     platform: 'node',
     format: 'cjs',
-    target: 'node20',
+    target: 'node22',
     sourcemap: 'inline',
     logLevel: 'warning',
     alias: { vscode: './bench/jobs-vscode-shim.ts' },

@@ -3,7 +3,7 @@
 // through @vscode/test-electron, for machines that can download VS Code (or have one: pass
 // --code /path/to/code or set VSCODE_EXECUTABLE). Starts the local gateway unless FIRECREST_URL is
 // set. On Linux without a display, run it under `xvfb-run -a`.
-// Options: --grep <text>, --vscode-version <1.100.3|stable|insiders>, --code <executable>.
+// Options: --grep <text>, --vscode-version <1.139.1|stable|insiders>, --code <executable>.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,7 +41,7 @@ try {
   mkdirSync(workspace, { recursive: true });
   const executable = opt('--code') ?? process.env.VSCODE_EXECUTABLE;
   code = await runTests({
-    ...(executable ? { vscodeExecutablePath: executable } : { version: opt('--vscode-version') ?? '1.100.3' }),
+    ...(executable ? { vscodeExecutablePath: executable } : { version: opt('--vscode-version') ?? '1.139.1' }),
     extensionDevelopmentPath: repoRoot,
     extensionTestsPath: suite.outfile,
     extensionTestsEnv: { ...env, FIRECREST_TEST_USER_DATA: userData },

@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // `npm run test:host`: the host suite (test/host/**/*.test.ts) inside a real VS Code: code-server
-// 4.100.3 + headless Chromium. Builds the extension and the suite, starts the local gateway (or
+// 4.139.1 (VS Code 1.139.1) + headless Chromium. Builds the extension and the suite, starts the local gateway (or
 // uses the deployment named by FIRECREST_URL), runs the suite once, prints mocha's output and exits
 // with its result. Everything started is stopped in `finally`, on SIGINT/SIGTERM and on timeout.
 // Options: --grep <text> (mocha grep), --timeout <s> (whole run, default 1800: a guard against a hung workbench, not a budget; a loaded machine takes 600 s and more), --verbose,
 // --api v1|v2 (the API generation the suites connect with; default FIRECREST_API_VERSION, else v2:
 // against the local gateway v1 means its `/v1` base URL), --files <a,b> (only the test files whose
-// name contains one of these, e.g. `fs,jobs`), --compat upstream (the gateway in its upstream compat mode).
-import { spawnSync } from 'node:child_process';
-import { ensureTestHost, formatAutomationLog, isNoise, launchBrowser, onSignals, repoRoot, startCodeServer, workbenchUrl } from './lib/code-server.mjs';
+// name contains one of these, e.g. `fs,jobs`), --compat upstream (the gateway in its upstream compat mode),
+// --oldest (the oldest VS Code that engines.vscode allows, 1.103.2, on the Node 22 it runs on,
+// instead of today's: `npm test` runs the smoke suite there).
+import { execFileSync, spawnSync } from 'node:child_process';
+import { OLDEST_CODE_SERVER, ensureTestHost, formatAutomationLog, isNoise, launchBrowser, onSignals, repoRoot, startCodeServer, workbenchUrl } from './lib/code-server.mjs';
 import { buildHostSuite } from './lib/build-host-suite.mjs';
 import { envFor, startGateway } from './with-gateway.mjs';
 
@@ -24,7 +26,11 @@ onSignals(cleanup);
 
 let code = 1;
 try {
-  const entry = ensureTestHost();
+  const oldest = argv.includes('--oldest');
+  // The oldest VS Code's code-server runs on the Node line it asks for (scripts/ensure-node.sh installs it).
+  const node = oldest ? execFileSync('bash', ['scripts/ensure-node.sh', String(OLDEST_CODE_SERVER.nodeMajor)], { stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim() : process.execPath;
+  const entry = ensureTestHost(oldest ? { version: OLDEST_CODE_SERVER.version, node } : {});
+  if (oldest) console.log(`[host] the oldest VS Code the extension declares: ${OLDEST_CODE_SERVER.vscode} (code-server ${OLDEST_CODE_SERVER.version}, ${node})`);
   if (!process.argv.includes('--no-build')) {
     const b = spawnSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
     if (b.status !== 0) throw new Error('build failed');
@@ -51,7 +57,7 @@ try {
   if (opt('--files')) env.FIRECREST_HOST_FILES = opt('--files');
   if (opt('--skip-files')) env.FIRECREST_HOST_SKIP_FILES = opt('--skip-files');
 
-  const cs = await startCodeServer({ entry, env, logLevel: process.env.FIRECREST_TEST_LOG_LEVEL, quiet: !verbose });
+  const cs = await startCodeServer({ entry, env, logLevel: process.env.FIRECREST_TEST_LOG_LEVEL, quiet: !verbose, node });
   cleanups.push(cs.stop);
   const browser = await launchBrowser();
   cleanups.push(browser.close);

@@ -2,13 +2,15 @@
 // `npm run test:ui`: drives the real workbench (code-server + headless Chromium) with Playwright.
 // Connects the extension exactly like `npm start` (a one-shot bootstrap file named by
 // FIRECREST_BOOTSTRAP), then runs mocha over test/ui/**/*.test.ts; screenshots land in test-results/.
+// The extension is packaged as built and installed into code-server, as a user installs it (a
+// window that VS Code opens itself, Open in New Window, loads no development folder).
 // Options: --grep <text>, --verbose (code-server and browser console output), --vsix <file> (test
-// the packaged extension, installed into code-server, instead of the development folder).
+// that package instead, e.g. the production one of `npm run package`).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureTestHost, installVsix, onSignals, repoRoot, startCodeServer, workbenchUrl } from './lib/code-server.mjs';
+import { ensureTestHost, installVsix, onSignals, packageBuild, repoRoot, startCodeServer, workbenchUrl } from './lib/code-server.mjs';
 import { DEMO_PROFILE, seedDemoHome, writeBootstrap } from './lib/demo.mjs';
 import { envFor, startGateway } from './with-gateway.mjs';
 
@@ -55,16 +57,14 @@ try {
   cleanups.push(async () => rmSync(secretsDir, { recursive: true, force: true }));
   const bootstrap = writeBootstrap(secretsDir, info, DEMO_PROFILE);
 
-  const vsix = opt('--vsix');
   const csRoot = mkdtempSync(join(tmpdir(), 'f7t-vscode-'));
   cleanups.push(async () => rmSync(csRoot, { recursive: true, force: true }));
-  if (vsix) {
-    installVsix(entry, vsix, join(csRoot, 'extensions'));
-    console.log(`[ui] testing the packaged extension ${vsix}`);
-  }
+  const vsix = opt('--vsix') ?? packageBuild(join(csRoot, 'firecrest-test.vsix'));
+  installVsix(entry, vsix, join(csRoot, 'extensions'));
+  console.log(`[ui] testing the extension packaged as ${vsix}`);
   const cs = await startCodeServer({ entry, root: csRoot, env: { ...env, FIRECREST_BOOTSTRAP: bootstrap }, quiet: !verbose });
   cleanups.push(cs.stop);
-  const url = workbenchUrl(cs.url, { folder: cs.workspace, ...(vsix ? { extensionDevelopmentPath: null } : {}) });
+  const url = workbenchUrl(cs.url, { folder: cs.workspace, extensionDevelopmentPath: null });
 
   const files = findTests(join(repoRoot, 'test/ui')).sort();
   console.log(`[ui] ${files.length} test file(s); screenshots in test-results/`);

@@ -7,8 +7,10 @@
 //  4. hands the connection to the extension through a one-shot bootstrap file (FIRECREST_BOOTSTRAP:
 //     the extension moves the secret into VS Code's SecretStorage and deletes the file),
 //  5. opens desktop VS Code (`code` on PATH) or else code-server on 127.0.0.1 and prints its URL.
-// Ctrl-C stops everything it started. Options: --web (always code-server), --port N,
-// --scheduler auto|slurm|local, --no-slurm.
+// Ctrl-C stops everything it started, and so does a SIGTERM to it or to the `npm` that runs it (a
+// process manager or an IDE stops `npm start` by npm's pid, and npm leaves its child running: the
+// parent is watched). Options: --web (always code-server), --port N, --scheduler auto|slurm|local,
+// --no-slurm, --no-build. FIRECREST_STATE_DIR: where the state goes (default .state).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,7 +22,7 @@ process.chdir(repoRoot);
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : dflt; };
 const say = (m) => console.log(`[start] ${m}`);
-const state = join(repoRoot, '.state');
+const state = process.env.FIRECREST_STATE_DIR || join(repoRoot, '.state');
 
 function run(cmd, args, what) {
   const r = spawnSync(cmd, args, { stdio: 'inherit' });
@@ -38,13 +40,18 @@ async function stopAll(code = 0) {
 }
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
+process.on('SIGHUP', () => void stopAll(0));
+// `npm start` stopped by npm's pid: npm exits and this process is handed to another parent.
+const parent = process.ppid;
+setInterval(() => { if (process.ppid !== parent) void stopAll(0); }, 500).unref();
 
 try {
   if (!existsSync(join(repoRoot, 'node_modules/esbuild')) || !existsSync(join(repoRoot, 'node_modules/playwright-core'))) {
     say('installing npm dependencies');
     run('npm', ['install', '--no-audit', '--no-fund'], 'npm install');
   }
-  run(process.execPath, ['scripts/build.mjs'], 'build');
+  // --no-build: the bundles in dist/ as they are (a test beside other suites that use them).
+  if (!argv.includes('--no-build') || !existsSync(join(repoRoot, 'dist/extension.js'))) run(process.execPath, ['scripts/build.mjs'], 'build');
 
   let scheduler = opt('--scheduler', process.env.GATEWAY_SCHEDULER || 'auto');
   if (scheduler !== 'local' && !argv.includes('--no-slurm') && onPath('slurmctld') && process.getuid?.() === 0) {
@@ -96,14 +103,17 @@ try {
     cleanups.push(() => { if (code.exitCode === null) code.kill('SIGTERM'); });
     code.on('exit', () => void stopAll(0));
   } else {
-    const { ensureTestHost, startCodeServer, workbenchUrl } = await import('./lib/code-server.mjs');
+    const { ensureTestHost, installVsix, packageBuild, startCodeServer, workbenchUrl } = await import('./lib/code-server.mjs');
     if (!onPath('code')) say('no desktop `code` on PATH: serving VS Code to your browser with code-server');
     const entry = ensureTestHost({ browser: false });
     const root = join(state, 'code-server');
     const port = opt('--port', process.env.PORT);
+    // A browser's VS Code loads no extension from a development path (only its test driver does):
+    // the extension as it was just built goes into this code-server's extensions, as a user's would.
+    installVsix(entry, packageBuild(join(state, 'firecrest-dev.vsix')), join(root, 'extensions'));
     const cs = await startCodeServer({ entry, root, workspace, env, port: port ? Number(port) : undefined });
     cleanups.push(cs.stop);
-    const url = workbenchUrl(cs.url, { folder: remote ? remoteHome : workspace });
+    const url = workbenchUrl(cs.url, { folder: remote ? remoteHome : workspace, extensionDevelopmentPath: null });
     say('VS Code is ready. Open this URL in a browser on this machine (Ctrl-C stops everything):');
     console.log(`\n  ${url}\n`);
     say(`the FirecREST view is in the activity bar; the connection is "${DEMO_PROFILE}". hello.sbatch (in your remote home) is open, with the getting-started walkthrough.`);

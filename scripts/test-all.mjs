@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: every check in order. Streams each step's output and ends with one summary line
 // counting the tests of all suites.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 
 // Each step starts as soon as the steps it names in `after` have ended (whatever their result),
 // so the run is a graph, not a row of phases: the wall time is its longest chain.
@@ -16,6 +16,12 @@ import { spawn } from 'node:child_process';
 //   suite (in two VS Codes) and the API v1 host run start together, and the UI screenshots
 //   follow the first of them to end (549 s of wall time for 2,000 s of steps, 27 Nov 2026).
 const checks = ['lint', 'types', 'unit'];
+// The oldest Node line `engines.node` allows (22): the unit and client suites run on it too (the
+// rest of the run is on the Node the `node` devDependency brings, 24, as VS Code's extension host).
+const skipNames = (process.env.SKIP_STEPS ?? '').split(',');
+const oldestNode = ['unit-node22', 'core-node22'].every((n) => skipNames.includes(n))
+  ? process.execPath
+  : execFileSync('bash', ['scripts/ensure-node.sh', '22'], { stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim();
 const hostJobs = 'jobs,output,sbatch,accounting,systems,dependencies,provenance,v1-features,sync';
 const suites = ['gateway', 'core', 'core-v1', 'core-search', 'reliability', 'reliability-2'];
 const steps = [
@@ -23,6 +29,7 @@ const steps = [
   { name: 'lint', cmd: 'npm', args: ['run', '-s', 'lint'], after: ['build'] },
   { name: 'types', cmd: 'npm', args: ['run', '-s', 'typecheck'], after: ['build'] },
   { name: 'unit', cmd: 'npm', args: ['run', '-s', 'test:unit'], after: ['build'] },
+  { name: 'unit-node22', cmd: 'sh', args: ['-c', `"${oldestNode}" --import tsx --test --test-reporter=spec test/unit/*.test.ts`], after: ['unit'] },
   { name: 'gateway', cmd: 'npm', args: ['run', '-s', 'test:gateway'], after: checks },
   // `npm run test:core` in three parts side by side: API v2; API v1 with the built-in scheduler
   // pass; and the search suites (a Slurm job per search, a minute of waiting on API v2).
@@ -30,11 +37,17 @@ const steps = [
   // Both parts run whatever the first gave, so a failing run still counts every test.
   { name: 'core-v1', cmd: 'sh', args: ['-c', 'node scripts/run-suites.mjs test/core --api v1 --skip "^(v1-)?(arrays|search)\\."; r=$?; node scripts/run-suites.mjs test/core --schedulers local --match "^(v1-)?(search|arrays)\\." || r=1; exit $r'], after: checks },
   { name: 'core-search', cmd: 'node', args: ['scripts/run-suites.mjs', 'test/core', '--match', '^(v1-)?search\\.'], after: checks },
+  // The client suites on the oldest Node line (API v2, the gateway on it too), after the others.
+  { name: 'core-node22', cmd: oldestNode, args: ['scripts/run-suites.mjs', 'test/core', '--api', 'v2', '--schedulers', 'local', '--skip', '^(v1-)?(arrays|search)\\.'], after: ['core'] },
   // The reliability suites in two parts: the fault workload and crash safety (mostly waiting on
   // injected latency and restarts), and the rest with the gateway's security suites.
   { name: 'reliability', cmd: 'node', args: ['scripts/test-reliability.mjs', '--part', 'long'], after: checks },
   { name: 'reliability-2', cmd: 'node', args: ['scripts/test-reliability.mjs', '--part', 'rest'], after: checks },
   { name: 'host-signin', cmd: 'node', args: ['scripts/run-host-tests.mjs', '--no-build', '--files', 'signin'], after: ['build'] },
+  // The smoke suite on the oldest VS Code that engines.vscode allows (1.103.2, on Node 22).
+  { name: 'host-oldest', cmd: 'node', args: ['scripts/run-host-tests.mjs', '--no-build', '--oldest', '--files', 'smoke'], after: ['host-signin'] },
+  // `npm start` stopped by npm's pid, as a process manager does: everything it started stops.
+  { name: 'start', cmd: 'node', args: ['--import', 'tsx', '--test', '--test-reporter=spec', 'test/scripts/start.test.ts'], after: ['host-oldest'] },
   // The in-host suite in two VS Codes side by side: jobs, scripts and accounting; files and transfers.
   { name: 'host', cmd: 'node', args: ['scripts/run-host-tests.mjs', '--no-build', '--files', hostJobs], after: suites },
   { name: 'host-files', cmd: 'node', args: ['scripts/run-host-tests.mjs', '--no-build', '--skip-files', `signin,${hostJobs}`], after: suites },
@@ -44,7 +57,7 @@ const steps = [
   // ended, so that at most three VS Codes run at once.
   { name: 'ui', cmd: 'node', args: ['scripts/run-ui-tests.mjs', '--no-build'], after: suites, afterAny: ['host', 'host-files', 'host-v1'] },
 ];
-const skipSteps = (process.env.SKIP_STEPS ?? '').split(',');
+const skipSteps = skipNames;
 for (const s of steps) {
   s.after = s.after.filter((a) => !skipSteps.includes(a));
   // `afterAny`: one of these must have ended too (none, when all of them are skipped).

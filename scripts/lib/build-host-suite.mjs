@@ -35,7 +35,7 @@ export async function buildHostSuite() {
   const outfile = join(repoRoot, 'out/test/host/index.js');
   await esbuild.build({
     stdin: { contents, resolveDir: repoRoot, sourcefile: 'host-suite-entry.ts', loader: 'ts' },
-    bundle: true, platform: 'node', format: 'cjs', target: 'node20', sourcemap: 'inline',
+    bundle: true, platform: 'node', format: 'cjs', target: 'node22', sourcemap: 'inline',
     external: ['vscode', 'mocha'], outfile, logLevel: 'warning',
   });
   return { outfile, files: files.map(rel) };
