@@ -1,11 +1,10 @@
 /** v2 compute routes (§3.3): submit, list, inspect, cancel, attach. */
 import type { CallOptions, JobListOptions } from '../api';
-import { NotFoundError, NotSupportedError, ServerError, UnavailableError } from '../errors';
+import { NotFoundError, NotSupportedError, ServerError } from '../errors';
 import { arrayInfo, foldArrayTwins, pickJob } from '../jobArrays';
 import { checkDependency, withDirectives } from '../jobScript';
 import type { ApiHttp } from '../http/apiHttp';
 import type { Job, JobMetadata, JobSubmission } from '../model';
-import { findLostJob, mayHaveArrived } from './lostSubmission';
 import { parseBody } from './parse';
 import { toJob } from './translate';
 import { JobsW, MetadataW, SubmitW } from './wire';
@@ -19,14 +18,19 @@ const JOB = '/compute/{system}/jobs/{jobId}';
 export class ComputeRoutes {
   constructor(private readonly http: ApiHttp) {}
 
+  /**
+   * The script text a submission sends (undefined for a script on the cluster). v2 has no field for
+   * a dependency: it goes into the script, which must then be inline.
+   */
+  static scriptOf(s: JobSubmission): string | undefined {
+    if (s.dependency === undefined) return s.script;
+    if (s.script === undefined) throw new NotSupportedError('API v2 cannot add a dependency to a script already on the cluster; put an #SBATCH --dependency line in the script');
+    return withDirectives(s.script, [`#SBATCH --dependency=${checkDependency(s.dependency)}`]);
+  }
+
   /** Returns the scheduler's job id (a string since 2.5.0). */
   async submit(system: string, s: JobSubmission, call?: CallOptions): Promise<string> {
-    // v2 has no field for a dependency: it goes into the script, which must then be inline.
-    let script = s.script;
-    if (s.dependency !== undefined) {
-      if (script === undefined) throw new NotSupportedError('API v2 cannot add a dependency to a script already on the cluster; put an #SBATCH --dependency line in the script');
-      script = withDirectives(script, [`#SBATCH --dependency=${checkDependency(s.dependency)}`]);
-    }
+    const script = ComputeRoutes.scriptOf(s);
     const job = {
       name: s.name,
       workingDirectory: s.workingDirectory,
@@ -41,24 +45,8 @@ export class ComputeRoutes {
       standardError: s.stderrPath,
       constraints: s.constraints,
     };
-    const sentAt = Date.now();
-    let res;
-    try {
-      // sbatch of a large array can take the server a minute: a submission waits longer than a read.
-      res = await this.http.request({ method: 'POST', route: JOBS, params: { system }, json: { job }, expect: [201], call: { ...call, timeoutMs: call?.timeoutMs ?? SUBMIT_TIMEOUT_MS } });
-    } catch (e) {
-      if (!mayHaveArrived(e) || script === undefined) throw e;
-      // The answer was lost, not necessarily the job: it is looked for before a failure is reported,
-      // so that the user does not submit it twice.
-      let found: string | undefined;
-      try {
-        found = await findLostJob(this, { system, script, sentAt }, { signal: call?.signal });
-      } catch (lookup) {
-        throw new UnavailableError(`${(e as Error).message}; the job may have been submitted all the same, and could not be looked for (${(lookup as Error).message}): look in the Jobs view before submitting again`, { cause: e, route: `POST ${JOBS}` });
-      }
-      if (found) return found;
-      throw e;
-    }
+    // sbatch of a large array can take the server a minute: a submission waits longer than a read.
+    const res = await this.http.request({ method: 'POST', route: JOBS, params: { system }, json: { job }, expect: [201], call: { ...call, timeoutMs: call?.timeoutMs ?? SUBMIT_TIMEOUT_MS } });
     return parseBody(SubmitW, res, `POST ${JOBS}`).jobId;
   }
 

@@ -16,7 +16,7 @@ import { ServerError, TimeoutError, UnavailableError } from '../errors';
 import type { ApiHttp } from '../http/apiHttp';
 import type { Checksum, ComputeNode, FileContent, FileEntry, FileStat, Job, JobMetadata, JobSubmission, Partition, Reservation, System, TransferJob, UserInfo } from '../model';
 import { ComputeRoutes } from './compute';
-import { findLostTransferJob, mayHaveArrived, type LostSubmission } from './lostSubmission';
+import { findLostJob, findLostTransferJob, mayHaveArrived, type LostSubmission } from './lostSubmission';
 import { fitsMultipartFilename } from './multipart';
 import { OpsRoutes } from './ops';
 import { StatusRoutes } from './status';
@@ -159,7 +159,28 @@ export class V2Api implements FirecrestApi {
     }
   }
 
-  submitJob(system: string, job: JobSubmission, o?: CallOptions): Promise<string> { return this.compute.submit(system, job, o); }
+  /**
+   * A submission whose answer was lost (a dropped connection, a time-out) may still have made its
+   * job: it is looked for by its exact script before a failure is reported, so that the user never
+   * submits it twice.
+   */
+  async submitJob(system: string, job: JobSubmission, o: CallOptions = {}): Promise<string> {
+    const sentAt = Date.now();
+    try {
+      return await this.compute.submit(system, job, o);
+    } catch (e) {
+      const script = mayHaveArrived(e) ? ComputeRoutes.scriptOf(job) : undefined;
+      if (script === undefined) throw e;
+      let found: string | undefined;
+      try {
+        found = await findLostJob(this.compute, { system, script, sentAt }, { signal: o.signal });
+      } catch (lookup) {
+        throw new UnavailableError(`${(e as Error).message}; the job may have been submitted all the same, and could not be looked for (${(lookup as Error).message}): look in the Jobs view before submitting again`, { cause: e, route: (e as UnavailableError).route });
+      }
+      if (found) return found;
+      throw e;
+    }
+  }
   jobs(system: string, o?: JobListOptions): Promise<Job[]> { return this.compute.jobs(system, o); }
   job(system: string, jobId: string, o?: CallOptions): Promise<Job> { return withJobId(jobId, (id) => this.compute.job(system, id, o)); }
   jobMetadata(system: string, jobId: string, o?: CallOptions): Promise<JobMetadata> { return withJobId(jobId, (id) => this.compute.metadata(system, id, o)); }
