@@ -85,9 +85,13 @@ describe('API v1 connection (UI)', () => {
     const page = await openWorkbench();
     const widget = page.locator('.quick-input-widget');
     const step = async (n: number, of: number) => widget.locator('.quick-input-title').filter({ hasText: `(${n}/${of})` }).waitFor();
+    // Enter is taken only once the extension host has judged the box's value valid (VS Code then
+    // says so under the box): pressed sooner, on a loaded machine, it is dropped and the form waits.
+    const accepting = widget.locator('.quick-input-message').filter({ hasText: "Press 'Enter' to confirm" });
     const answer = async (n: number, of: number, text?: string) => {
       await step(n, of);
       if (text !== undefined) await widget.locator('input').fill(text);
+      await accepting.waitFor({ timeout: 30_000 });
       await page.keyboard.press('Enter');
     };
 
