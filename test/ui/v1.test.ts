@@ -85,10 +85,16 @@ describe('API v1 connection (UI)', () => {
     const page = await openWorkbench();
     const widget = page.locator('.quick-input-widget');
     const step = async (n: number, of: number) => widget.locator('.quick-input-title').filter({ hasText: `(${n}/${of})` }).waitFor();
-    // Enter is taken only once the extension host has judged the box's value valid (VS Code then
-    // says so under the box): pressed sooner, on a loaded machine, it is dropped and the form waits.
-    const accepting = widget.locator('.quick-input-message').filter({ hasText: "Press 'Enter' to confirm" });
     const answer = async (n: number, of: number, text?: string) => {
+      await step(n, of);
+      if (text !== undefined) await widget.locator('input').fill(text);
+      await page.keyboard.press('Enter');
+    };
+    // The reservation form's boxes (showInputBox) take Enter only once the extension host has
+    // judged the value valid, and VS Code then says so under the box: pressed sooner, on a loaded
+    // machine, it was dropped and the form waited at its last step.
+    const accepting = widget.locator('.quick-input-message').filter({ hasText: "Press 'Enter' to confirm" });
+    const formAnswer = async (n: number, of: number, text?: string) => {
       await step(n, of);
       if (text !== undefined) await widget.locator('input').fill(text);
       await accepting.waitFor({ timeout: 30_000 });
@@ -112,9 +118,9 @@ describe('API v1 connection (UI)', () => {
     await widget.locator('input').fill('Course 2026');
     await widget.locator('.quick-input-message').filter({ hasText: 'lower-case' }).waitFor({ timeout: 10_000 });
     await screenshot(page, 'v1-reservation-form-validation');
-    await answer(1, 6, rsv);
-    await answer(2, 6, slurmAccount()); // the proposed account, or one slurmdbd knows
-    for (let n = 3; n <= 6; n++) await answer(n, 6); // nodes, node type, start and end as proposed
+    await formAnswer(1, 6, rsv);
+    await formAnswer(2, 6, slurmAccount()); // the proposed account, or one slurmdbd knows
+    for (let n = 3; n <= 6; n++) await formAnswer(n, 6); // nodes, node type, start and end as proposed
     await page.locator('.notifications-toasts').getByText(`Reservation ${rsv} created`).first().waitFor({ timeout: 30_000 });
 
     await openViewContainer(page, 'FirecREST');
