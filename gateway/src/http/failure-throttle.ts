@@ -29,11 +29,6 @@ export class FailureThrottle {
     return Math.max(1, Math.ceil((recent[recent.length - this.max] + this.windowMs - now) / 1000));
   }
 
-  /** The longest wait of several keys (each a separate limit), or 0. */
-  waitAny(keys: string[], now = Date.now()): number {
-    return Math.max(0, ...keys.map((k) => this.waitSeconds(k, now)));
-  }
-
   failed(key: string, now = Date.now()): void {
     // Bounded: a flood of made-up keys cannot grow the table without end.
     if (this.byKey.size > 10_000) this.byKey.clear();

@@ -204,8 +204,8 @@ export async function runFetch(client: FirecrestClient, preview: FetchPreview, o
     result.bytes += l.size;
   };
   /** Writes `data` (or a stream of it) for `rel` through a temporary name beside it. */
-  const write = async (rel: string, data: Uint8Array | ReadEntry): Promise<void> => {
-    const path = await destination(rel);
+  const write = async (rel: string, data: Uint8Array | ReadEntry, known?: string): Promise<void> => {
+    const path = known ?? await destination(rel);
     if (path === undefined) {
       if (!(data instanceof Uint8Array)) data.resume();
       return;
@@ -247,8 +247,11 @@ export async function runFetch(client: FirecrestClient, preview: FetchPreview, o
     }
   } else {
     for (const i of small) {
-      if ((await destination(i.rel)) === undefined) continue;
-      await write(i.rel, await client.downloadSmall(t.system, posix.join(t.remoteRoot, i.rel), { signal: o.signal }));
+      // Looked at before the download (a file that will not be written is not fetched); looked at
+      // once more right before the rename (`land`).
+      const path = await destination(i.rel);
+      if (path === undefined) continue;
+      await write(i.rel, await client.downloadSmall(t.system, posix.join(t.remoteRoot, i.rel), { signal: o.signal }), path);
     }
   }
   for (const i of large) {
