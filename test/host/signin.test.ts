@@ -56,6 +56,14 @@ describe('Sign in as a person (OpenID Connect)', function () {
     assert.ok(session, 'a firecrest session');
     assert.match(session.account.label, new RegExp(`^${alice.user} @ ${PROFILE}$`));
     assert.ok(session.accessToken.length > 20);
+    // VS Code's own account API sees the account, and a session asked for by account is that one.
+    const accounts = await vscode.authentication.getAccounts('firecrest');
+    const account = accounts.find((a) => a.id === session.account.id);
+    assert.ok(account, `VS Code lists the account: ${JSON.stringify(accounts)}`);
+    // (VS Code asks the person before another extension, or this one, gets a session: the provider is asked directly.)
+    const [byAccount] = (await api.accounts?.getSessions(undefined, { account })) ?? [];
+    assert.equal(byAccount?.account.id, session.account.id);
+    assert.deepEqual(await api.accounts?.getSessions(undefined, { account: { id: `${PROFILE}/someone-else`, label: 'x' } }), []);
 
     const client = await api.connections.client(PROFILE);
     const user = (await client.userInfo(t.system)).user.name;

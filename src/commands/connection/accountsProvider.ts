@@ -49,17 +49,26 @@ export class FirecrestAuthenticationProvider implements vscode.AuthenticationPro
     return out;
   }
 
-  async getSessions(scopes: readonly string[] | undefined): Promise<vscode.AuthenticationSession[]> {
-    const all = await this.sessionsNow();
+  /**
+   * Sessions, all or those of the profiles named as scopes; with `options.account` (VS Code's
+   * account picker, `getSession(…, { account })`), only that account's.
+   */
+  async getSessions(scopes: readonly string[] | undefined, options: vscode.AuthenticationProviderSessionOptions = {}): Promise<vscode.AuthenticationSession[]> {
+    let all = await this.sessionsNow();
+    if (options.account) all = all.filter((s) => s.account.id === options.account?.id);
     if (!scopes?.length) return all;
     // Asked for one profile (by its name as the scope): with a usable access token.
     const wanted = all.filter((s) => scopes.includes(s.id));
     return Promise.all(wanted.map(async (s) => ({ ...s, accessToken: await (await this.connections.client(s.id)).accessToken() })));
   }
 
-  async createSession(scopes: readonly string[]): Promise<vscode.AuthenticationSession> {
+  /**
+   * Signs a profile in: the one named as a scope, the one an account (`options.account`, an id
+   * `<profile>/<subject>`) belongs to, the only one there is, or the one the person picks.
+   */
+  async createSession(scopes: readonly string[], options: vscode.AuthenticationProviderSessionOptions = {}): Promise<vscode.AuthenticationSession> {
     const candidates = this.connections.connections().filter((c) => isOidc(c.profile)).map((c) => c.profile.name);
-    let name = scopes.find((s) => candidates.includes(s));
+    let name = scopes.find((s) => candidates.includes(s)) ?? profileOfAccount(options.account, candidates);
     name ??= candidates.length === 1 ? candidates[0] : await vscode.window.showQuickPick(candidates, { placeHolder: vscode.l10n.t('Sign in to which FirecREST connection?') });
     if (!name) throw new Error(vscode.l10n.t('No FirecREST connection was chosen.'));
     await vscode.commands.executeCommand('firecrest.signIn', name);
@@ -76,6 +85,12 @@ export class FirecrestAuthenticationProvider implements vscode.AuthenticationPro
   dispose(): void {
     for (const s of this.subs) s.dispose();
   }
+}
+
+/** The profile an account id (`<profile>/<subject>`) belongs to; profile names may hold `/`, so the longest match wins. */
+export function profileOfAccount(account: vscode.AuthenticationSessionAccountInformation | undefined, profiles: readonly string[]): string | undefined {
+  if (!account) return undefined;
+  return profiles.filter((p) => account.id.startsWith(`${p}/`)).sort((a, b) => b.length - a.length)[0];
 }
 
 export function registerAccountsProvider(connections: Connections, log: Log): vscode.Disposable & { provider: FirecrestAuthenticationProvider } {
