@@ -82,3 +82,13 @@ export async function emptyUploadTimesOut(req: FastifyRequest, size: number, tim
   await new Promise((r) => setTimeout(r, timeoutSeconds * 1000));
   throw new ApiError(408, 'Command execution timeout limit exceeded.');
 }
+
+/**
+ * Upstream's checksum splits sha256sum's line on whitespace and wants exactly two words: a path
+ * with whitespace is a 500 "Invalid output"; the backslash that marks an escaped name stays on the sum.
+ */
+export function upstreamChecksum(stdout: string, stderr: string): { algorithm: string; checksum: string } {
+  const parts = stdout.split(/\s+/).filter(Boolean);
+  if (parts.length !== 2) throw new ApiError(500, `Invalid output: ${stdout} ${stderr}`);
+  return { algorithm: 'SHA256', checksum: parts[0] ?? '' };
+}

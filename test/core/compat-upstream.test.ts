@@ -7,7 +7,10 @@
  * copes with it.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FirecrestUri, InvalidInputError, NotFoundError, ServerError, type FirecrestClient, type Progress } from '../../src/core/index';
 import { OffsetReader } from '../../src/core/offsetReader';
@@ -26,6 +29,7 @@ async function compat(mode: 'none' | 'upstream', ingressPollSeconds?: number): P
 }
 
 const S = t.system;
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
 void describe('upstream v2 behaviour (gateway compat mode)', { skip: gatewayOnly() || (t.apiVersion !== 'v2' ? 'runs with API v2' : false) }, () => {
   let c: FirecrestClient;
@@ -100,6 +104,39 @@ void describe('upstream v2 behaviour (gateway compat mode)', { skip: gatewayOnly
   void it("a name with ' fails upstream: a clear refusal, nothing half-done", async () => {
     await assert.rejects(c.uploadSmall(S, dir, "it's.txt", enc('x')), (e: unknown) => e instanceof InvalidInputError && /cannot handle ' in file names/.test(e.message));
     assert.ok(!(await c.list(S, dir, { showHidden: true })).some((e) => e.name.includes('it')), 'nothing was left behind');
+  });
+
+  void it('paths with whitespace: upstream cannot checksum or stage them; saves, checksums and staged downloads still verify, and leave nothing behind', async () => {
+    const folder = `${dir}/My Project`;
+    await c.mkdir(S, folder, { parents: true });
+    const small = enc('saved in a folder with a space\n');
+    await c.uploadSmall(S, folder, 'run notes.txt', small);
+    const raw = await fetch(`${t.url}/filesystem/${S}/ops/checksum?path=${encodeURIComponent(`${folder}/run notes.txt`)}`, { headers: { authorization: `Bearer ${await tokenOf()}` } });
+    assert.equal(raw.status, 500, 'upstream: the checksum of such a path is "Invalid output"');
+    assert.match(await raw.text(), /Invalid output/);
+    assert.equal((await c.checksum(S, `${folder}/run notes.txt`)).checksum, sha256(small));
+    // A save there is verified, not reported as failed.
+    const rfs = new RemoteFileSystem({ clientFor: async () => c, directLimit: async () => 1 << 20, ttlMs: 0 });
+    const saved = enc('edited\n');
+    await rfs.writeFile(FirecrestUri.from({ system: S, path: `${folder}/run notes.txt` }), saved, { create: false, overwrite: true });
+    assert.equal(dec(await c.downloadSmall(S, `${folder}/run notes.txt`)), 'edited\n');
+    // A backslash in the name: sha256sum marks the line, upstream leaves the mark on the sum.
+    await c.uploadSmall(S, dir, 'back\\slash.txt', small);
+    assert.equal((await c.checksum(S, `${dir}/back\\slash.txt`)).checksum, sha256(small));
+    // A staged download of such a path (upstream's staging job takes the path unquoted).
+    const big = randomBytes(6 * 1024 * 1024);
+    await c.transfers.uploadBytes(S, big, `${folder}/big data.bin`);
+    const local = join(await mkdtemp(join(tmpdir(), 'f7t-compat-')), 'big data.bin');
+    try {
+      const r = await c.transfers.downloadFile(S, `${folder}/big data.bin`, local);
+      assert.equal(r.route, 'staged');
+      assert.equal(r.verified, true, r.note);
+      assert.equal(sha256(await readFile(local)), sha256(big));
+    } finally {
+      await rm(dirname(local), { recursive: true, force: true });
+    }
+    const leftovers = [...await c.list(S, dir, { showHidden: true }), ...await c.list(S, folder, { showHidden: true })].filter((e) => e.name.startsWith('.f7t-alias-'));
+    assert.deepEqual(leftovers.map((e) => e.name), [], 'the temporary symlinks are gone');
   });
 
   void it('names without a UTF-8 locale come C-escaped: listed decoded, and a direct stat finds what a listing misses', async () => {

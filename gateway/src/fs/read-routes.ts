@@ -7,7 +7,7 @@ import { ApiError } from '../http/errors';
 import { ctx, type V2Deps } from '../v2/context';
 import { Inputs } from './inputs';
 import { runRemote } from './run-remote';
-import { upstream, upstreamView } from '../compat';
+import { upstream, upstreamChecksum, upstreamView } from '../compat';
 
 /** head and tail share their inputs: `bytes` xor `lines`, and the skip flag of each. */
 function contentInputs(q: Inputs, skipName: string): { path: string; bytes?: number; lines?: number; skip: boolean } {
@@ -73,6 +73,7 @@ export async function readRoutes(app: FastifyInstance, deps: V2Deps): Promise<vo
     const { user } = ctx(req);
     const path = Inputs.query(req).path();
     const out = await runRemote(user, ['sha256sum', '--', path], settings);
+    if (upstream(req)) return { output: upstreamChecksum(out.stdout.toString('utf8'), out.stderr.toString('utf8')) };
     // sha256sum prefixes the line with `\` when it had to escape the file name.
     const checksum = (out.stdout.toString('utf8').split(/\s+/)[0] ?? '').replace(/^\\/, '');
     return { output: { algorithm: 'SHA256', checksum } };

@@ -75,6 +75,8 @@ export interface EgressScript {
   source: string;
   /** Presigned PUT of the object the client will download. */
   putUrl: string;
+  /** The source path written into the script as it is, as upstream does (`--compat upstream`). */
+  unquotedSource?: boolean;
 }
 
 /** Download side (`[INFO] Multipart file upload successfully completed`): put the file into the staging area. */
@@ -83,7 +85,8 @@ export function egressScript(s: EgressScript): string {
     '#!/bin/bash',
     ...s.directives,
     '',
-    `source=${shellQuote(s.source)}`,
+    // Upstream's script puts the path in unquoted (`--compat upstream`): whitespace breaks the assignment.
+    `source=${s.unquotedSource ? s.source : shellQuote(s.source)}`,
     `url=${shellQuote(s.putUrl)}`,
     'if [ ! -f "$source" ] || [ ! -r "$source" ]; then echo "[ERROR] Cannot read $source" >&2; ls -ld -- "$source" >&2; exit 1; fi',
     'if ! curl -sS -f -o /dev/null -H "Content-Type: application/octet-stream" -T "$source" "$url"; then echo "[ERROR] Upload of $source to the staging area failed" >&2; exit 2; fi',

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { join, posix } from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { upstream } from '../compat';
 import { Inputs } from '../fs/inputs';
 import { runRemote } from '../fs/run-remote';
 import { egressScript, ingressScript } from '../fs/staged-scripts';
@@ -110,6 +111,7 @@ export async function stagedTransferRoutes(app: FastifyInstance, deps: V2Deps, s
       directives,
       source,
       putUrl: signer.presignUrl('PUT', settings.origin, bucket, key, ttl),
+      unquotedSource: upstream(req),
     }), account);
     const downloadUrl = signer.presignUrl('GET', settings.origin, bucket, key, ttl);
     return reply.code(201).send({ ...job, transferDirectives: { transferMethod: METHOD, downloadUrl } });

@@ -6,7 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, posix } from 'node:path';
-import { ChecksumMismatchError, InvalidInputError, TimeoutError } from '../errors';
+import { ChecksumMismatchError, InvalidInputError, NotSupportedError, TimeoutError } from '../errors';
 import type { Progress } from '../model';
 import { stagedDownload } from './stagedDownload';
 import type { StagedTransferOptions, StagedTransfers, TransferResult } from './stagedTransfers';
@@ -113,6 +113,7 @@ export class FileTransfers implements StagedTransfers {
       return { sha: (await this.deps.api.checksum(system, remotePath, { signal: o.signal })).checksum.toLowerCase() };
     } catch (e) {
       if (e instanceof TimeoutError) return { note: `the server could not compute the checksum in time (${e.message})` };
+      if (e instanceof NotSupportedError) return { note: e.message };
       throw e;
     }
   }

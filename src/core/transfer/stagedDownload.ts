@@ -66,6 +66,9 @@ export async function stagedDownload(deps: TransferDeps, system: string, remoteP
   } catch (e) {
     if (signal?.aborted || isCancellation(e)) await api.cancelJob(system, ticket.transferJob.jobId).catch(() => undefined);
     throw e;
+  } finally {
+    // The file is in the store (or the job is over): what the request needed on the cluster goes.
+    await ticket.release?.();
   }
 
   const attempts = o.attempts ?? 5;

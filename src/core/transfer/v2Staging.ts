@@ -8,7 +8,9 @@ import type { TransferOptions } from '../api';
 import { MalformedResponseError } from '../errors';
 import type { ApiHttp } from '../http/apiHttp';
 import type { TransferJob } from '../model';
+import { OpsRoutes } from '../v2/ops';
 import { parseBody } from '../v2/parse';
+import { hasWhitespace, plainAlias } from '../v2/plainAlias';
 import { TransferJobW } from '../v2/wire';
 import type { UploadSource } from './uploadSource';
 
@@ -24,6 +26,8 @@ export interface StagedUploadTicket {
 export interface StagedDownloadTicket {
   transferJob: TransferJob;
   downloadUrl: string;
+  /** Removes what the request needed on the cluster until the staging job ended (a temporary symlink). */
+  release?(): Promise<void>;
 }
 
 /** How staged transfers are requested from one API generation (v2 transfer/*, v1 xfer-external). */
@@ -84,15 +88,27 @@ export class V2Staging implements StagingRoutes {
     return { transferJob: transferJobOf(res, label), partsUploadUrls, completeUploadUrl, partSize };
   }
 
+  /**
+   * Upstream's staging job puts the source path in its script unquoted: a path with whitespace is
+   * staged through a plain-named symlink (`plainAlias.ts`), removed by `release` once the job ends.
+   */
   async startDownload(system: string, remotePath: string, o: { account?: string; signal?: AbortSignal }): Promise<StagedDownloadTicket> {
-    const route = '/filesystem/{system}/transfer/download';
-    const json = { sourcePath: remotePath, account: o.account, transferDirectives: { transferMethod: 's3' } };
-    const res = await this.http.request({ method: 'POST', route, params: { system }, json, expect: [201], call: { signal: o.signal } });
-    const label = `POST ${route}`;
-    const body = parseBody(Loose, res, label);
-    const d = directivesOf(body);
-    const downloadUrl = pick([d, body], ['downloadUrl', 'download_url'], isStr);
-    if (!downloadUrl) throw new MalformedResponseError(`Malformed answer on ${label}: no downloadUrl in the s3 transfer directives`, { status: res.status, route: label });
-    return { transferJob: transferJobOf(res, label), downloadUrl };
+    const alias = hasWhitespace(remotePath)
+      ? await plainAlias(new OpsRoutes(this.http), system, remotePath, 'A staged download', { signal: o.signal, onReleaseError: (e) => this.http.logger.warn(`Removing the temporary symlink for the download of ${remotePath} failed: ${e instanceof Error ? e.message : String(e)}`) })
+      : undefined;
+    try {
+      const route = '/filesystem/{system}/transfer/download';
+      const json = { sourcePath: alias?.path ?? remotePath, account: o.account, transferDirectives: { transferMethod: 's3' } };
+      const res = await this.http.request({ method: 'POST', route, params: { system }, json, expect: [201], call: { signal: o.signal } });
+      const label = `POST ${route}`;
+      const body = parseBody(Loose, res, label);
+      const d = directivesOf(body);
+      const downloadUrl = pick([d, body], ['downloadUrl', 'download_url'], isStr);
+      if (!downloadUrl) throw new MalformedResponseError(`Malformed answer on ${label}: no downloadUrl in the s3 transfer directives`, { status: res.status, route: label });
+      return { transferJob: transferJobOf(res, label), downloadUrl, release: alias?.release };
+    } catch (e) {
+      await alias?.release();
+      throw e;
+    }
   }
 }

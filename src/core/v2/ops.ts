@@ -5,6 +5,7 @@ import type { Checksum, CompressionType, FileContent, FileEntry, FileStat } from
 import { screenEntries } from '../entryNames';
 import { listingSettled } from '../vanishedEntries';
 import { parseLsEntries } from './lsEntries';
+import { hasWhitespace, plainAlias } from './plainAlias';
 import { multipartFile } from './multipart';
 import { parseBody } from './parse';
 import { toFileEntry } from './translate';
@@ -55,9 +56,25 @@ export class OpsRoutes {
     return parseBody(ViewW, res, label).output;
   }
 
-  async checksum(system: string, path: string, o?: CallOptions): Promise<Checksum> {
+  /**
+   * The server's checksum. A path with whitespace is checksummed through a plain-named symlink
+   * (upstream splits the command's output on whitespace: `plainAlias.ts`); the backslash that
+   * sha256sum puts before the sum of a name it had to escape is dropped.
+   */
+  async checksum(system: string, path: string, o: CallOptions = {}): Promise<Checksum> {
+    if (!hasWhitespace(path)) return this.checksumOf(system, path, o);
+    const alias = await plainAlias(this, system, path, 'The checksum', { signal: o.signal, onReleaseError: (e) => this.http.logger.warn(`Removing the temporary symlink for the checksum of ${path} failed: ${e instanceof Error ? e.message : String(e)}`) });
+    try {
+      return await this.checksumOf(system, alias.path, o);
+    } finally {
+      await alias.release();
+    }
+  }
+
+  private async checksumOf(system: string, path: string, o: CallOptions): Promise<Checksum> {
     const { res, label } = await this.get(system, 'checksum', { path }, o);
-    return parseBody(ChecksumW, res, label).output;
+    const out = parseBody(ChecksumW, res, label).output;
+    return { ...out, checksum: out.checksum.replace(/^\\/, '') };
   }
 
   async fileType(system: string, path: string, o?: CallOptions): Promise<string> {
