@@ -105,7 +105,7 @@ export class V2Staging implements StagingRoutes {
       const d = directivesOf(body);
       const downloadUrl = pick([d, body], ['downloadUrl', 'download_url'], isStr);
       if (!downloadUrl) throw new MalformedResponseError(`Malformed answer on ${label}: no downloadUrl in the s3 transfer directives`, { status: res.status, route: label });
-      return { transferJob: transferJobOf(res, label), downloadUrl, release: alias?.release };
+      return { transferJob: transferJobOf(res, label), downloadUrl, release: alias ? () => alias.release() : undefined };
     } catch (e) {
       await alias?.release();
       throw e;

@@ -10,6 +10,7 @@ import { posix } from 'node:path';
 import { NotSupportedError } from '../errors';
 
 /** Whitespace as Python's `str.split()` sees it (Unicode spaces and the information separators too). */
+// eslint-disable-next-line no-control-regex -- the information separators are whitespace to Python
 const SPLITS = /[\s\x1c-\x1f\x85]/u;
 
 export function hasWhitespace(path: string): boolean {
