@@ -97,16 +97,19 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promis
     return r;
   });
 
-  app.get('/compat', async () => ({ mode: settings.compat, ingressPollSeconds: settings.ingressPollSeconds }));
+  app.get('/compat', async () => ({ mode: settings.compat, ingressPollSeconds: settings.ingressPollSeconds, idleCloseSeconds: settings.idleCloseSeconds }));
   // The upstream servers' behaviour (compat.ts) on or off at run time, for the suites that test it.
   app.put('/compat', async (req, reply) => {
-    const body = (req.body ?? {}) as { mode?: unknown; ingressPollSeconds?: unknown };
+    const body = (req.body ?? {}) as { mode?: unknown; ingressPollSeconds?: unknown; idleCloseSeconds?: unknown };
     if (body.mode !== 'none' && body.mode !== 'upstream') return reply.code(400).send({ error: 'mode must be "none" or "upstream"' });
     const poll = body.ingressPollSeconds;
     if (poll !== undefined && (typeof poll !== 'number' || !Number.isInteger(poll) || poll < 1)) return reply.code(400).send({ error: 'ingressPollSeconds must be a positive integer' });
+    const idle = body.idleCloseSeconds;
+    if (idle !== undefined && (typeof idle !== 'number' || !(idle > 0))) return reply.code(400).send({ error: 'idleCloseSeconds must be a positive number' });
     settings.compat = body.mode;
     settings.ingressPollSeconds = typeof poll === 'number' ? poll : body.mode === 'upstream' ? 60 : 1;
-    return { mode: settings.compat, ingressPollSeconds: settings.ingressPollSeconds };
+    settings.idleCloseSeconds = typeof idle === 'number' ? idle : 5;
+    return { mode: settings.compat, ingressPollSeconds: settings.ingressPollSeconds, idleCloseSeconds: settings.idleCloseSeconds };
   });
 
   app.get('/settings', async () => current());

@@ -4,7 +4,8 @@
  * 1.16.6), so that the client's suites can tell whether it copes with a real site. The default
  * mode stays correct; every difference is one function here, called where the route would act.
  */
-import type { FastifyRequest } from 'fastify';
+import type { Socket } from 'node:net';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './http/errors';
 
 export type CompatMode = 'none' | 'upstream';
@@ -91,4 +92,30 @@ export function upstreamChecksum(stdout: string, stderr: string): { algorithm: s
   const parts = stdout.split(/\s+/).filter(Boolean);
   if (parts.length !== 2) throw new ApiError(500, `Invalid output: ${stdout} ${stderr}`);
   return { algorithm: 'SHA256', checksum: parts[0] ?? '' };
+}
+
+/** When each connection's last answer ended. */
+const idleSince = new WeakMap<Socket, number>();
+
+/** Notes that an answer ended on `socket` (every mode: the mode may change at run time). */
+export function answered(socket: Socket): void {
+  idleSince.set(socket, performance.now());
+}
+
+/**
+ * uvicorn, as upstream v2 runs it, closes a connection idle for 5 s (`timeout_keep_alive`) and
+ * says so in no `Keep-Alive` header. A request that comes on such a connection is the one a
+ * client sends as the close crosses it: the gateway drops the connection unanswered (true), as
+ * the client then sees it. The gateway's own `Keep-Alive: timeout=72` is left out in this mode.
+ */
+export function closedWhileIdle(req: FastifyRequest, reply: FastifyReply, idleCloseSeconds: number): boolean {
+  // The v2 API only: upstream v1 is served by gunicorn behind a proxy; the store and the admin API
+  // are other servers.
+  if (!upstream(req) || !req.url.startsWith('/v2/')) return false;
+  reply.header('connection', 'keep-alive');
+  const since = idleSince.get(req.raw.socket);
+  if (since === undefined || performance.now() - since < idleCloseSeconds * 1000) return false;
+  reply.hijack();
+  req.raw.socket.destroy();
+  return true;
 }

@@ -143,6 +143,7 @@ async function main(): Promise<void> {
     accountingLagSeconds: compat === 'upstream' && !configured('accountingLagSeconds') ? 4 : config.accountingLagSeconds,
     compat,
     ingressPollSeconds: config.ingressPollSeconds ?? (compat === 'upstream' ? 60 : 1),
+    idleCloseSeconds: 5,
   };
   const health = new HealthChecker(systems, probeUser, config.healthIntervalSeconds);
   const adminToken = randomBytes(24).toString('base64url');

@@ -7,6 +7,7 @@ import formbody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { adminRoutes } from './admin';
+import { answered, closedWhileIdle } from './compat';
 import type { TokenService } from './auth';
 import { tokenRoute } from './auth-route';
 import type { Faults } from './faults';
@@ -188,6 +189,10 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     req.routeOptions.url === '/v1/compute/jobs' && typeof (req.query as { jobs?: unknown } | undefined)?.jobs === 'string' ? 'jobs' : undefined;
   app.addHook('onRequest', async (req, reply) => {
     req.f7tCompat = deps.v2.settings.compat;
+    if (closedWhileIdle(req, reply, deps.v2.settings.idleCloseSeconds)) {
+      deps.stats.countIdleDrop();
+      return reply;
+    }
     const isApi = FAULTY.test(req.url);
     // Token requests go to the identity provider in a real deployment: counted apart from API calls.
     if (isApi) deps.stats.countRequest(req.method, req.routeOptions.url, byIds(req));
@@ -205,6 +210,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     if (corruptBody.has(req) && payload instanceof Readable) return corrupted(payload);
     return payload;
   });
+  app.addHook('onResponse', async (req) => answered(req.raw.socket));
   if (deps.verbose) {
     app.addHook('onResponse', async (req, reply) => {
       const started = (req as { f7tStart?: number }).f7tStart ?? performance.now();

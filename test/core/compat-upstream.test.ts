@@ -21,10 +21,10 @@ import { liveChecks } from '../../src/sbatch/liveChecks';
 import { gatewayOnly } from '../support/target';
 import { client, dec, enc, gateway, scratchDir, t } from './support';
 
-async function compat(mode: 'none' | 'upstream', ingressPollSeconds?: number): Promise<void> {
+async function compat(mode: 'none' | 'upstream', ingressPollSeconds?: number, idleCloseSeconds?: number): Promise<void> {
   const g = t.gateway;
   if (!g?.admin || !g.adminToken) throw new Error('no gateway admin API');
-  const res = await fetch(`${g.admin}/compat`, { method: 'PUT', headers: { authorization: `Bearer ${g.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ mode, ingressPollSeconds }) });
+  const res = await fetch(`${g.admin}/compat`, { method: 'PUT', headers: { authorization: `Bearer ${g.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ mode, ingressPollSeconds, idleCloseSeconds }) });
   assert.equal(res.status, 200, await res.text());
 }
 
@@ -137,6 +137,28 @@ void describe('upstream v2 behaviour (gateway compat mode)', { skip: gatewayOnly
     }
     const leftovers = [...await c.list(S, dir, { showHidden: true }), ...await c.list(S, folder, { showHidden: true })].filter((e) => e.name.startsWith('.f7t-alias-'));
     assert.deepEqual(leftovers.map((e) => e.name), [], 'the temporary symlinks are gone');
+  });
+
+  void it('connections closed while idle (uvicorn: after 5 s, unannounced): the client lets go first, and a request caught by the close is sent again', async () => {
+    const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    try {
+      // 5.5 s of silence, past uvicorn's 5 s: the client dropped its connection at 4 s.
+      await c.list(S, dir);
+      await gateway.resetStats();
+      await sleep(5500);
+      await c.mkdir(S, `${dir}/after-silence`);
+      assert.equal((await gateway.stats()).idleDrops, 0, 'no request went out on a connection the server had closed');
+      // A server that closes sooner than the client expects: the request that the close catches
+      // (a POST: never retried blindly) goes again on a new connection, and is done once.
+      await compat('upstream', 4, 1);
+      await c.list(S, dir);
+      await sleep(1500);
+      await c.mkdir(S, `${dir}/caught-by-the-close`);
+      assert.equal((await gateway.stats()).idleDrops, 1, 'the request was caught by the close once');
+      assert.ok((await c.list(S, dir)).some((e) => e.name === 'caught-by-the-close'));
+    } finally {
+      await compat('upstream', 4);
+    }
   });
 
   void it('names without a UTF-8 locale come C-escaped: listed decoded, and a direct stat finds what a listing misses', async () => {

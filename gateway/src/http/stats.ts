@@ -9,12 +9,15 @@ export interface StatsSnapshot {
   connections: number;
   /** `POST /auth/token` calls (not in `requests`: a real deployment's token endpoint is elsewhere). */
   tokenRequests: number;
+  /** Requests that came on a connection the upstream compat mode had closed while idle (not served). */
+  idleDrops: number;
 }
 
 export class Stats {
   private requests = 0;
   private connections = 0;
   private tokenRequests = 0;
+  private idleDrops = 0;
   private byRoute = new Map<string, number>();
 
   /**
@@ -35,14 +38,19 @@ export class Stats {
     this.connections++;
   }
 
+  countIdleDrop(): void {
+    this.idleDrops++;
+  }
+
   snapshot(): StatsSnapshot {
-    return { requests: this.requests, byRoute: Object.fromEntries(this.byRoute), connections: this.connections, tokenRequests: this.tokenRequests };
+    return { requests: this.requests, byRoute: Object.fromEntries(this.byRoute), connections: this.connections, tokenRequests: this.tokenRequests, idleDrops: this.idleDrops };
   }
 
   reset(): void {
     this.requests = 0;
     this.connections = 0;
     this.tokenRequests = 0;
+    this.idleDrops = 0;
     this.byRoute = new Map();
   }
 }

@@ -44,6 +44,8 @@ export interface GatewaySettings {
   compat: CompatMode;
   /** Seconds between the staged-upload ingress job's probes of the object (upstream: 60). */
   ingressPollSeconds: number;
+  /** Upstream mode: a connection idle this long is closed unannounced (uvicorn's 5 s). */
+  idleCloseSeconds: number;
   /** Seconds a finished job stays out of window listings (v2 jobs, v1 acct by time), as slurmdbd lags. */
   accountingLagSeconds: number;
   /** Users besides root who may update or delete any reservation (v1). */
