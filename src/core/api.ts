@@ -214,7 +214,11 @@ export interface V1TaskInfo {
 /** Reservation fields of the v1 reservations service (times `YYYY-MM-DDTHH:MM:SS`). */
 export interface V1ReservationRequest {
   numberOfNodes: number;
-  nodeType?: string;
+  /**
+   * The node feature to reserve nodes of: the v1 service requires one (its site tool takes it as
+   * an argument; 400 "'nodeType' form data input missing" without it).
+   */
+  nodeType: string;
   starttime: string;
   endtime: string;
 }

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { FirecrestClient } from '../../src/core/index';
+import { InvalidInputError, type FirecrestClient, type V1Extras } from '../../src/core/index';
 import { emptyFileArchive } from '../../src/core/emptyFile';
 import { gatewayOnly } from '../support/target';
 import { client, scratchDir, t } from './support';
@@ -60,6 +60,17 @@ void describe('upstream v1 behaviour (gateway compat mode)', { skip: gatewayOnly
     }
     assert.ok(rows.some((j) => j.id === id), 'the job of the last hour is listed');
     assert.ok(rows.every((j) => j.endTime === undefined || j.endTime <= 0 || j.endTime >= start), 'no job that ended before the window');
+  });
+
+  void it("reservations: upstream requires a node type; the client asks for one before sending", async () => {
+    const when = (h: number) => new Date(Date.now() + h * 3600_000).toISOString().slice(0, 19);
+    const raw = await v1Form('/reservations', { reservation: 'nonodetype', account: 'proj', numberOfNodes: '1', starttime: when(24), endtime: when(25) });
+    assert.equal(raw.status, 400, raw.text);
+    assert.match(raw.text, /'nodeType' form data input missing/);
+    const x = c as FirecrestClient & V1Extras;
+    await assert.rejects(x.reservationsCreate(S, 'nonodetype', 'proj', { numberOfNodes: 1, nodeType: '', starttime: when(24), endtime: when(25) }), (e: unknown) => e instanceof InvalidInputError && /'nodeType' is required/.test(e.message));
+    // What the form proposes: the nodes' features.
+    assert.ok((await c.nodes(S)).some((n) => n.features?.includes('f7t')), 'the node has the f7t feature');
   });
 
   void it('a server that reports no version: no version is guessed, and the 1.16 routes are probed', async () => {

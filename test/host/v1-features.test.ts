@@ -124,11 +124,12 @@ describe('API v1 features', function () {
 
   it('refuses answers the server would refuse without sending them, and says why', async () => {
     const mark = firecrestLogText(api).length;
-    const base = { profile: PROFILE, system: t.system, name: rsv, account, numberOfNodes: 1, nodeType: '', starttime: localTime(start), endtime: localTime(start + hour) };
+    const base = { profile: PROFILE, system: t.system, name: rsv, account, numberOfNodes: 1, nodeType: 'f7t', starttime: localTime(start), endtime: localTime(start + hour) };
     const bad: [Record<string, unknown>, RegExp][] = [
       [{ name: 'Bad-Name' }, /Reservation name: .*lower-case/],
       [{ account: '9acct' }, /Account .*: .*must start/],
       [{ numberOfNodes: 0 }, /Number of nodes: A whole number/],
+      [{ nodeType: '' }, /Node type, the feature of the nodes to reserve: f7t: The node type is required/],
       [{ starttime: '2030-02-30T10:00:00' }, /Start, .*: Start time as YYYY-MM-DDTHH:MM:SS/],
       [{ starttime: localTime(Date.now() - hour) }, /start time must be in the future/],
       [{ endtime: localTime(start - hour) }, /end time must be after the start time/],
@@ -163,7 +164,7 @@ describe('API v1 features', function () {
 
   it('creates a reservation from the form answers: on the scheduler and in the tree', async () => {
     const result = await vscode.commands.executeCommand<{ name: string }>('firecrest.v1.createReservation', {
-      profile: PROFILE, system: { name: t.system }, name: rsv, account, numberOfNodes: 1, nodeType: '', starttime: localTime(start), endtime: localTime(start + hour),
+      profile: PROFILE, system: { name: t.system }, name: rsv, account, numberOfNodes: 1, nodeType: 'f7t', starttime: localTime(start), endtime: localTime(start + hour),
     });
     assert.equal(result?.name, rsv);
     const r = (await client.reservationsManaged(t.system)).find((x) => x.name === rsv);
@@ -182,7 +183,7 @@ describe('API v1 features', function () {
     assert.ok(r);
     // The node's argument is what the tree passes; the answers replace the form's input boxes.
     const node = { kind: 'reservation', profile: PROFILE, system: t.system, reservation: r, manage: true };
-    const result = await vscode.commands.executeCommand<{ name: string }>('firecrest.v1.updateReservation', { ...node, numberOfNodes: 1, nodeType: '', starttime: localTime(start), endtime: localTime(start + 2 * hour) });
+    const result = await vscode.commands.executeCommand<{ name: string }>('firecrest.v1.updateReservation', { ...node, numberOfNodes: 1, nodeType: 'f7t', starttime: localTime(start), endtime: localTime(start + 2 * hour) });
     assert.equal(result?.name, rsv);
     const after = (await client.reservationsManaged(t.system)).find((x) => x.name === rsv);
     assert.equal(after?.end.getTime(), start + 2 * hour);

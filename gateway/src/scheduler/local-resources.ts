@@ -50,7 +50,7 @@ export function nodeRecord(node: string, cpuCount: number, busy: number, reserve
     threads: 1,
     cpuLoad: Math.round(loadavg()[0] * 100) / 100,
     freeMemory: Math.floor(freemem() / 1048576),
-    features: [],
+    features: [...NODE_FEATURES],
     address: '127.0.0.1',
     hostname: node,
     partitions: partitions.map((p) => p.name),
@@ -63,14 +63,17 @@ export function nodeRecord(node: string, cpuCount: number, busy: number, reserve
 
 const NAME = /^[A-Za-z0-9_.-]+$/;
 
+/** The built-in node's one feature (`f7t`, as the Slurm node of `scripts/slurm` and upstream's test cluster have). */
+export const NODE_FEATURES: readonly string[] = ['f7t'];
+
 function checkTimes(verb: string, start: number, end: number): void {
   if (!Number.isFinite(start) || !Number.isFinite(end)) throw new SchedulerError(`Error ${verb} the reservation: Invalid time specification`, 400);
   if (end <= start) throw new SchedulerError(`Error ${verb} the reservation: Reservation end time must be after its start time`, 400);
 }
 
 function checkNodes(verb: string, spec: ReservationSpec): void {
-  // The built-in node has no features, so any node type is unknown (scontrol's wording).
-  if (spec.nodeType) throw new SchedulerError(`Error ${verb} the reservation: Invalid feature specification`, 400);
+  // A feature the built-in node lacks is unknown (scontrol's wording).
+  if (spec.nodeType && !NODE_FEATURES.includes(spec.nodeType)) throw new SchedulerError(`Error ${verb} the reservation: Invalid feature specification`, 400);
   if (spec.numberOfNodes !== undefined && (spec.numberOfNodes < 1 || spec.numberOfNodes > 1)) {
     throw new SchedulerError(`Error ${verb} the reservation: Requested node configuration is not available`, 400);
   }

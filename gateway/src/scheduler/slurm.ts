@@ -173,8 +173,17 @@ export class SlurmScheduler implements Scheduler {
     await this.manageReservation(['create', 'reservation', ...this.reservationArgs(spec, true)]);
   }
 
+  /**
+   * Slurm refuses any `Features=` in an update ("Requested operation not supported on this
+   * system"), even the reservation's own: the node type is sent only when it would change.
+   */
   async updateReservation(spec: ReservationSpec): Promise<void> {
-    await this.manageReservation(['update', ...this.reservationArgs(spec, false)]);
+    let update = spec;
+    if (spec.nodeType) {
+      const now = parseReservations(await slurmOk(ROOT_USER, ['scontrol', 'show', 'reservation', '-o', spec.name])).find((r) => r.name === spec.name);
+      if (now?.features === spec.nodeType) update = { ...spec, nodeType: undefined };
+    }
+    await this.manageReservation(['update', ...this.reservationArgs(update, false)]);
   }
 
   async deleteReservation(name: string): Promise<void> {

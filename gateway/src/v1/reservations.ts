@@ -50,10 +50,12 @@ function checkName(verb: Verb, field: string, value: string | undefined, require
 }
 
 /** numberOfNodes, nodeType (optional here: the Slurm node may have no features), start and end. */
-function spec(verb: Verb, f: Fields, name: string, account?: string): ReservationSpec {
+function spec(verb: Verb, f: Fields, upstreamMode: boolean, name: string, account?: string): ReservationSpec {
   const nodes = f.raw('numberOfNodes');
   if (nodes === undefined || nodes === '') throw fail(verb, "'numberOfNodes' parameter not set in request");
   if (!/^\d+$/.test(nodes) || Number(nodes) < 1) throw fail(verb, `'numberOfNodes' parameter is not valid. It should be an integer > 0 (value entered:'${nodes}')`);
+  // Upstream requires it (a positional argument of its site tool); the built-in one does not.
+  if (upstreamMode && !f.raw('nodeType')) throw fail(verb, "'nodeType' form data input missing");
   const nodeType = checkName(verb, 'nodeType', f.raw('nodeType'), false);
   const startTime = parseTime(verb, 'starttime', f.raw('starttime'));
   const endTime = parseTime(verb, 'endtime', f.raw('endtime'));
@@ -120,7 +122,7 @@ export async function reservationRoutes(app: FastifyInstance, deps: V1Deps): Pro
     const s = system(req, deps, 'creating');
     const name = checkName('creating', 'reservation', f.raw('reservation')) ?? '';
     const account = checkName('creating', 'account', f.raw('account'));
-    const r = spec('creating', f, name, account);
+    const r = spec('creating', f, upstream(req), name, account);
     // A site's own reservation tool, with its own words (upstream's test cluster).
     if (upstream(req) && r.nodeType !== 'f7t') throw fail('creating', 'only f7t feature type are supported');
     await tool('creating', () => s.scheduler.createReservation(r));
@@ -133,7 +135,7 @@ export async function reservationRoutes(app: FastifyInstance, deps: V1Deps): Pro
     const s = system(req, deps, 'updating');
     const name = checkName('updating', 'reservation', req.params.name) ?? '';
     await mayManage(deps, req, s, 'updating', name);
-    await tool('updating', () => s.scheduler.updateReservation(spec('updating', f, name)));
+    await tool('updating', () => s.scheduler.updateReservation(spec('updating', f, upstream(req), name)));
     return { success: `Reservation updated: ${name}` };
   });
 

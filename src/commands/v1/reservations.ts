@@ -20,17 +20,25 @@ export interface ReservationResult {
 
 const HOUR = 3_600_000;
 
-function scheduleFields(defaults: { nodes?: string; nodeType?: string; start: string; end: string }): FormField[] {
+function scheduleFields(defaults: { nodes?: string; nodeType?: string; features: string[]; start: string; end: string }): FormField[] {
+  const known = defaults.features.length ? `: ${defaults.features.join(', ')}` : '';
   return [
     { key: 'numberOfNodes', prompt: 'Number of nodes', value: defaults.nodes ?? '1', check: checkNodeCount },
-    { key: 'nodeType', prompt: 'Node type (a node feature; empty for any node)', value: defaults.nodeType ?? '', check: (v) => checkName('node type', v, false) },
+    // API v1 requires it: its site tool reserves nodes of one feature.
+    { key: 'nodeType', prompt: `Node type, the feature of the nodes to reserve${known}`, value: defaults.nodeType ?? (defaults.features.length === 1 ? defaults.features[0] : ''), check: (v) => checkName('node type', v, true) },
     { key: 'starttime', prompt: 'Start, YYYY-MM-DDTHH:MM:SS (cluster local time)', value: defaults.start, check: (v) => checkStart(v) },
     { key: 'endtime', prompt: 'End, YYYY-MM-DDTHH:MM:SS (cluster local time)', value: defaults.end, check: (v, a) => checkEnd(v, a.starttime ?? '') },
   ];
 }
 
 function request(a: Record<string, string>): V1ReservationRequest {
-  return { numberOfNodes: Number(a.numberOfNodes), nodeType: a.nodeType || undefined, starttime: a.starttime, endtime: a.endtime };
+  return { numberOfNodes: Number(a.numberOfNodes), nodeType: a.nodeType ?? '', starttime: a.starttime, endtime: a.endtime };
+}
+
+/** The features the system's nodes offer (none when the server cannot list nodes). */
+async function nodeFeatures(client: V1Client, system: string): Promise<string[]> {
+  const nodes = await client.nodes(system).catch(() => []);
+  return [...new Set(nodes.flatMap((n) => n.features ?? []).filter((f) => f && f !== '(null)'))].sort();
 }
 
 /** The account most likely meant: the profile's default, the scheduler's default, the primary group. */
@@ -79,7 +87,7 @@ export function reservationCommands(services: ExtensionServices, systems: System
       const answers = await runForm(`Create Reservation on ${system}`, [
         { key: 'name', prompt: 'Reservation name', placeHolder: 'e.g. my_course', check: (v) => checkName('reservation name', v) },
         { key: 'account', prompt: 'Account the reservation is for', value: await defaultAccount(services, profile, client, system), check: (v) => checkName('account', v) },
-        ...scheduleFields({ start: formatLocalTime(start), end: formatLocalTime(start + HOUR) }),
+        ...scheduleFields({ features: await nodeFeatures(client, system), start: formatLocalTime(start), end: formatLocalTime(start + HOUR) }),
       ], a);
       if (!answers) return undefined;
       await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Creating reservation ${answers.name}…` }, () =>
@@ -99,7 +107,7 @@ export function reservationCommands(services: ExtensionServices, systems: System
       const start = typeof r === 'string' ? Math.ceil((Date.now() + HOUR) / HOUR) * HOUR : r.start.getTime();
       const end = typeof r === 'string' ? start + HOUR : r.end.getTime();
       const nodeType = typeof r === 'string' ? undefined : r.features && r.features !== '(null)' ? r.features : undefined;
-      const answers = await runForm(`Update Reservation ${name}`, scheduleFields({ nodeType, start: formatLocalTime(start), end: formatLocalTime(end) }), a);
+      const answers = await runForm(`Update Reservation ${name}`, scheduleFields({ nodeType, features: await nodeFeatures(client, system), start: formatLocalTime(start), end: formatLocalTime(end) }), a);
       if (!answers) return undefined;
       await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Updating reservation ${name}…` }, () =>
         client.reservationsUpdate(system, name, request(answers)),

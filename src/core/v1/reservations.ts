@@ -16,6 +16,7 @@ const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/;
 const ListW = z.object({ success: z.array(StrRecord) });
 
 function check(r: V1ReservationRequest, names: Record<string, string | undefined>): void {
+  if (!r.nodeType) throw new InvalidInputError(`'nodeType' is required by API v1 reservations: the node feature to reserve (the Nodes view lists each node's features)`);
   for (const [k, v] of Object.entries(names)) if (v !== undefined && !NAME.test(v)) throw new InvalidInputError(`'${k}' must match ${NAME.source}: '${v}'`);
   if (!Number.isInteger(r.numberOfNodes) || r.numberOfNodes < 1) throw new InvalidInputError(`'numberOfNodes' must be an integer of at least 1`);
   if (!TIME.test(r.starttime) || !TIME.test(r.endtime)) throw new InvalidInputError(`'starttime' and 'endtime' must be YYYY-MM-DDTHH:MM:SS`);
