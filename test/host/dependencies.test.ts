@@ -57,8 +57,6 @@ describe('Dependencies (Run after…)', function () {
 
   it('a job submitted to run after another says what it waits for, then that it never starts once that job is cancelled', async function () {
     this.timeout(180_000);
-    // API v1 lists jobs without their pending reason: no row there can say what a job waits for.
-    skipBecause(this, t.apiVersion === 'v1' ? 'API v1 job listings carry no pending reason' : undefined);
     const partition = await testPartition(client, t.system);
     const first = await client.submitJob(t.system, { script: '#!/bin/bash\nsleep 300\n', workingDirectory: jobs!.path, name: `fc-deps-first-${tag}`, partition });
     running.push(first);

@@ -39,6 +39,15 @@ void describe('v1 job shapes', () => {
     assert.equal(queueJob({ jobid: '1', state: 'PENDING', start_time: '0:00', time: 'N/A' }).startTime, undefined);
   });
 
+  void it("squeue: a pending job's nodelist is its reason in parentheses (%R), not a node", () => {
+    const dep = queueJob({ jobid: '5', state: 'PENDING', start_time: '0:00', time: 'N/A', nodes: '1', nodelist: '(Dependency)' });
+    assert.deepEqual([dep.reason, dep.nodes], ['Dependency', undefined]);
+    const none = queueJob({ jobid: '6', state: 'PENDING', start_time: '0:00', time: 'N/A', nodes: '1', nodelist: '(None)' });
+    assert.deepEqual([none.reason, none.nodes], [undefined, undefined]);
+    const running = queueJob({ jobid: '7', state: 'RUNNING', start_time: '0:10', time: 'N/A', nodes: '1', nodelist: 'nid001' });
+    assert.deepEqual([running.reason, running.nodes], [undefined, 'nid001']);
+  });
+
   void it('sacct: exit code and signal, end time, final state', () => {
     const j = acctJob({ jobid: '7', state: 'FAILED', exit_code: '2:9', start_time: '2024-05-02T10:00:00', termination_time: '2024-05-02T10:01:00', elapsed_time: '00:01:00' });
     assert.deepEqual([j.exitCode, j.signal, j.isFinal, j.stateClass, j.elapsedSeconds], [2, 9, true, 'failed', 60]);

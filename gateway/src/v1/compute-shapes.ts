@@ -70,7 +70,8 @@ export function queueJob(job: JobRecord, files: JobFiles, now = Math.floor(Date.
     time: slurmTimestamp(job.time.start),
     time_left: limit === null ? 'UNLIMITED' : squeueDuration(limit - (pending ? 0 : elapsed(job, now))),
     nodes: String(job.allocationNodes || 1),
-    nodelist: pending ? '' : job.nodes,
+    // squeue's %R: the nodes, or a pending job's reason in parentheses (`(Dependency)`).
+    nodelist: pending ? `(${job.status.stateReason || 'None'})` : job.nodes,
     ...files,
   };
 }

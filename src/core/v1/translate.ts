@@ -28,8 +28,20 @@ export function slurmTime(v: unknown): number | undefined {
   return Number.isNaN(t) ? undefined : Math.floor(t / 1000);
 }
 
+/**
+ * squeue's `%R` in `nodelist`: the allocated nodes, or, for a job that has none, why in
+ * parentheses (`(Dependency)`, `(Priority)`; `(None)` for no reason).
+ */
+function nodesOrReason(v: unknown): { nodes?: string; reason?: string } {
+  const text = str(v);
+  const m = text ? /^\((.*)\)$/.exec(text.trim()) : null;
+  if (!m) return { nodes: text };
+  return { reason: m[1] && m[1] !== 'None' && m[1] !== 'null' ? m[1] : undefined };
+}
+
 function base(r: Record<string, unknown>, state: string, exitCode?: number): Job {
   const nodes = Number(r.nodes);
+  const where = nodesOrReason(r.nodelist);
   return {
     id: s(r.jobid),
     name: s(r.name),
@@ -39,7 +51,8 @@ function base(r: Record<string, unknown>, state: string, exitCode?: number): Job
     exitCode,
     partition: str(r.partition),
     user: str(r.user),
-    nodes: str(r.nodelist),
+    nodes: where.nodes,
+    ...(where.reason ? { reason: where.reason } : {}),
     nodeCount: Number.isFinite(nodes) && nodes > 0 ? nodes : undefined,
     ...withArray(s(r.jobid)),
   };
