@@ -49,6 +49,17 @@ void describe('v1 compute and tasks', { skip: t.apiVersion !== 'v1' ? 'runs with
     assert.deepEqual(await c.accounting(S, { jobIds: [id], startTime: Math.floor(Date.now() / 1000) + 3600 }), []);
   });
 
+  void it("an inline script's output lands in the working directory, not in v1's upload folder", async () => {
+    const work = `${dir}/out here`;
+    await c.mkdir(S, work, { parents: true });
+    const id = await c.submitJob(S, { name: 'v1-output-where', workingDirectory: work, script: '#!/bin/bash\n#SBATCH --time=00:01:00\n#SBATCH --error=err-%j.txt\necho "ran in $PWD"\necho oops >&2\n' });
+    await c.waitForJob(S, id, { overallTimeoutMs: 120_000 });
+    const names = (await c.list(S, work)).map((e) => e.name).sort();
+    assert.deepEqual(names, [`err-${id}.txt`, `slurm-${id}.out`]);
+    assert.equal(dec(await c.downloadSmall(S, `${work}/slurm-${id}.out`)), `ran in ${work}\n`);
+    assert.equal(dec(await c.downloadSmall(S, `${work}/err-${id}.txt`)), 'oops\n');
+  });
+
   void it('submit by path, the queue listing with swapped time fields, cancel (200), final state', async () => {
     await c.uploadSmall(S, dir, 'sleep.sh', enc('#!/bin/bash\n#SBATCH --time=00:05:00\nsleep 120\n'));
     const id = await c.submitJob(S, { scriptPath: `${dir}/sleep.sh`, workingDirectory: dir });

@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../src/core/client';
 import type { SnapshotNode } from '../../src/views/treeSnapshot';
 import { target } from '../support/target';
-import { skipBecause, testPartition } from './support/apiVersion';
+import { testPartition } from './support/apiVersion';
 import { addTestConnection, waitFor } from './support/extension';
 import { jobsFolder } from '../support/jobsFolder';
 

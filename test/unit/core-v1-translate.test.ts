@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { NotFoundError, PermissionDeniedError, ServerError, TimeoutError } from '../../src/core/errors';
-import { withWorkingDirectory } from '../../src/core/v1/compute';
+import { outputDirectives, withWorkingDirectory } from '../../src/core/v1/compute';
 import { checkDependency, dependencyTargets, withDirectives } from '../../src/core/jobScript';
 import { parseV1Version, versionAtLeast } from '../../src/core/v1/status';
 import { taskError, taskSleeps } from '../../src/core/v1/tasks';
@@ -78,7 +78,18 @@ void describe('v1 versions and submit directives', () => {
     assert.deepEqual(dependencyTargets('afterok:12:13,afterany:14+5'), [{ type: 'afterok', jobId: '12' }, { type: 'afterok', jobId: '13' }, { type: 'afterany', jobId: '14' }]);
   });
 
-  void it('cds to the working directory after the whole directive block', () => {
-    assert.equal(withWorkingDirectory('#!/bin/bash\n#SBATCH -t 1\n\n# note\necho hi\n', "/home/a/it's"), "#!/bin/bash\n#SBATCH -t 1\n\n# note\ncd -- '/home/a/it'\\''s' || exit 1\necho hi\n");
+  void it('cds to the working directory after the whole directive block, and puts the output there', () => {
+    assert.equal(withWorkingDirectory('#!/bin/bash\n#SBATCH -t 1\n\n# note\necho hi\n', "/home/a/it's"), "#!/bin/bash\n#SBATCH -t 1\n\n# note\n#SBATCH --output=/home/a/it's/slurm-%j.out\ncd -- '/home/a/it'\\''s' || exit 1\necho hi\n");
+  });
+
+  void it("writes the job's files where the user works, not in v1's upload folder (--chdir)", () => {
+    const d = (script: string, dir = '/w') => outputDirectives(script.split('\n'), dir);
+    assert.deepEqual(d('#!/bin/bash\n#SBATCH -t 1'), ['#SBATCH --output=/w/slurm-%j.out']);
+    assert.deepEqual(d('#SBATCH --array=1-3'), ['#SBATCH --output=/w/slurm-%A_%a.out']);
+    assert.deepEqual(d('#SBATCH -a 1-3 -o logs/%A_%a.txt'), ['#SBATCH --output=/w/logs/%A_%a.txt']);
+    assert.deepEqual(d('#SBATCH --output=/abs/o.txt --error=e.txt'), ['#SBATCH --error=/w/e.txt']);
+    assert.deepEqual(d('#SBATCH -oout.txt\n#SBATCH --output /abs/last.txt'), [], 'the last one wins, and it is absolute');
+    assert.deepEqual(d('#SBATCH --input=in.txt', '/home/a/My Project/'), ['#SBATCH --output="/home/a/My Project/slurm-%j.out"', '#SBATCH --input="/home/a/My Project/in.txt"']);
+    assert.deepEqual(d('#SBATCH -t 1', '/scratch/100%'), ['#SBATCH --output=/scratch/100%%/slurm-%j.out']);
   });
 });

@@ -43,8 +43,58 @@ export function withWorkingDirectory(script: string, dir: string): string {
   let i = 0;
   while (i < lines.length && (lines[i].trim() === '' || lines[i].trimStart().startsWith('#'))) i++;
   const quoted = `'${dir.replace(/'/g, `'\\''`)}'`;
-  lines.splice(i, 0, `cd -- ${quoted} || exit 1`);
+  lines.splice(i, 0, ...outputDirectives(lines.slice(0, i), dir), `cd -- ${quoted} || exit 1`);
   return lines.join('\n');
+}
+
+/** `#SBATCH` options whose path Slurm reads relative to the submission's `--chdir`. */
+const PATH_OPTIONS: Record<string, 'output' | 'error' | 'input'> = { '-o': 'output', '--output': 'output', '-e': 'error', '--error': 'error', '-i': 'input', '--input': 'input' };
+
+/** The file options of a script's directive block, last one winning as in sbatch; and whether it is an array. */
+function fileOptions(block: string[]): { paths: Partial<Record<'output' | 'error' | 'input', string>>; array: boolean } {
+  const paths: Partial<Record<'output' | 'error' | 'input', string>> = {};
+  let array = false;
+  for (const line of block) {
+    const m = /^#SBATCH\s+(.*)$/.exec(line.trim());
+    if (!m) continue;
+    const words = m[1].replace(/\s+#.*$/, '').split(/\s+/).filter(Boolean);
+    for (let k = 0; k < words.length; k++) {
+      const w = words[k];
+      const eq = w.indexOf('=');
+      const [name, inline] = w.startsWith('--') && eq > 0 ? [w.slice(0, eq), w.slice(eq + 1)] : /^-[oei]./.test(w) ? [w.slice(0, 2), w.slice(2)] : [w, undefined];
+      if (name === '--array' || name === '-a' || /^-a./.test(w)) array = true;
+      const which = PATH_OPTIONS[name];
+      if (!which) continue;
+      const value = inline ?? words[++k];
+      if (value) paths[which] = value.replace(/^(['"])(.*)\1$/, '$2');
+    }
+  }
+  return { paths, array };
+}
+
+/**
+ * Where Slurm would write the job's files if it ran from `dir`: v1 submits with `--chdir` set to
+ * its upload directory (`~/firecrest/<task>`), so a relative output, error or input path, and the
+ * default `slurm-%j.out`, would land there instead. Absolute paths are added after the script's
+ * own directives (the last one wins): the files go where the user works, as on API v2.
+ */
+export function outputDirectives(block: string[], dir: string): string[] {
+  const { paths, array } = fileOptions(block);
+  // `%` in the folder is literal (`%%`); a path with whitespace is quoted, as sbatch reads directives.
+  const base = (dir.replace(/\/+$/, '') || '/').replace(/%/g, '%%');
+  const line = (k: string, p: string) => {
+    const path = posix.join(base, p);
+    return `#SBATCH --${k}=${/\s/.test(path) && !path.includes('"') ? `"${path}"` : path}`;
+  };
+  const out: string[] = [];
+  // Slurm's default: both streams in one file of the submission directory.
+  const output = paths.output ?? (array ? 'slurm-%A_%a.out' : 'slurm-%j.out');
+  if (!output.startsWith('/')) out.push(line('output', output));
+  for (const k of ['error', 'input'] as const) {
+    const p = paths[k];
+    if (p && !p.startsWith('/')) out.push(line(k, p));
+  }
+  return out;
 }
 
 /** Compute routes of one connection. */
