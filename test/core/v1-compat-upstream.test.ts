@@ -73,6 +73,20 @@ void describe('upstream v1 behaviour (gateway compat mode)', { skip: gatewayOnly
     assert.ok((await c.nodes(S)).some((n) => n.features?.includes('f7t')), 'the node has the f7t feature');
   });
 
+  void it("a job looked up just after it ended: sacct's placeholder name 'allocation' is not taken over the name the client knows", async () => {
+    const id = await c.submitJob(S, { name: 'v1-named-job', workingDirectory: dir, script: '#!/bin/bash\n#SBATCH --time=00:01:00\ntrue\n' });
+    const done = await c.waitForJob(S, id, { overallTimeoutMs: 120_000 });
+    assert.equal(done.name, 'v1-named-job');
+    // A client that never saw the job gets what the server says: the placeholder, for a few seconds.
+    const stranger = await client({}, { apiVersion: 'v1' });
+    try {
+      assert.deepEqual((await stranger.accounting(S, { jobIds: [id] })).map((j) => j.name), ['allocation'], 'upstream names a just-ended job allocation');
+    } finally {
+      await stranger.dispose();
+    }
+    assert.deepEqual((await c.accounting(S, { jobIds: [id] })).map((j) => j.name), ['v1-named-job']);
+  });
+
   void it('a server that reports no version: no version is guessed, and the 1.16 routes are probed', async () => {
     const fresh = await client({}, { apiVersion: 'v1' });
     try {

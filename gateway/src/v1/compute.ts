@@ -176,7 +176,11 @@ export async function computeRoutes(app: FastifyInstance, deps: V1Deps): Promise
       const list = ids ? all : withAccountingLag(all, settings.accountingLagSeconds);
       const page = paginate(list, q);
       // Q7: no job at all is `{}`, not `[]`.
-      return page.length === 0 ? {} : page.map((j) => acctJob(j));
+      if (page.length === 0) return {};
+      // Upstream: slurmdbd has not recorded the job's name yet, `sacct --jobs=N` says `allocation`.
+      // (slurmdbd's lag: 3-4 s, whatever the time-window setting says.)
+      const lagging = upstream(req) && ids ? new Set(all.filter((j) => !withAccountingLag([j], settings.accountingLagSeconds || 4).length).map((j) => j.jobId)) : undefined;
+      return page.map((j) => ({ ...acctJob(j), ...(lagging?.has(j.jobId) ? { name: 'allocation' } : {}) }));
     });
   });
 

@@ -47,6 +47,13 @@ export function withWorkingDirectory(script: string, dir: string): string {
   return lines.join('\n');
 }
 
+/** The name an inline script gives its job (`--job-name`, `-J`; the last one wins); sbatch names it after the file otherwise. */
+function scriptJobName(script: string): string | undefined {
+  let name: string | undefined;
+  for (const m of script.matchAll(/^#SBATCH\s+.*?(?:--job-name[= ]|-J\s*)(['"]?)([^\s'"]+)\1/gm)) name = m[2];
+  return name;
+}
+
 /** `#SBATCH` options whose path Slurm reads relative to the submission's `--chdir`. */
 const PATH_OPTIONS: Record<string, 'output' | 'error' | 'input'> = { '-o': 'output', '--output': 'output', '-e': 'error', '--error': 'error', '-i': 'input', '--input': 'input' };
 
@@ -152,7 +159,8 @@ export class ComputeRoutes {
     const id = done?.jobid;
     if (typeof id !== 'string' || !id) throw new FirecrestError(`The job was not submitted: ${JSON.stringify(data)}`);
     const workingDirectory = job.script !== undefined ? job.workingDirectory : job.scriptPath && posix.dirname(job.scriptPath);
-    this.facts.remember(machine, id, { workingDirectory, stdoutPath: knownPath(done.job_file_out), stderrPath: knownPath(done.job_file_err) });
+    const name = job.name ?? (job.script !== undefined ? scriptJobName(job.script) ?? 'script.batch' : undefined);
+    this.facts.remember(machine, id, { workingDirectory, name, stdoutPath: knownPath(done.job_file_out), stderrPath: knownPath(done.job_file_err) });
     return id;
   }
 
