@@ -73,6 +73,8 @@ export interface System {
   fileSystems: FileSystemInfo[];
   /** Largest file that may move through the direct (non-staged) upload/download routes, in bytes. */
   maxDirectTransferSize: number;
+  /** The server's own limit on a file through its direct routes (v2 `max_ops_file_size`, v1 `UTILITIES_MAX_FILE_SIZE`), when it says. */
+  maxOpsFileSize?: number;
   /** Staged transfer method offered by the system (`s3`, `streamer`, `wormhole`), if any. */
   transferMethod?: string;
   schedulerType?: string;

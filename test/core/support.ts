@@ -23,10 +23,11 @@ export function client(over: Partial<ClientOptions> = {}, profileOver: Partial<C
 }
 
 /** A client acting as the gateway's second user (bob), local gateway only. */
-export function bobClient(): Promise<FirecrestClient> {
-  const bob = t.gateway?.clients?.find((c) => c.user !== (t.gateway?.user ?? ''));
-  if (!bob) throw new Error('the gateway JSON line lists no second client');
-  return createClient(clientOptions({ clientSecret: bob.clientSecret }, { clientId: bob.clientId }));
+/** A client of the second user (`t.secondUser`: skip with `secondUserMissing(t)` where there is none). */
+export function bobClient(o: Partial<Parameters<typeof clientOptions>[1]> = {}): Promise<FirecrestClient> {
+  const bob = t.secondUser;
+  if (!bob) throw new Error('no second user: set FIRECREST_CLIENT_ID_2 and FIRECREST_CLIENT_SECRET_2');
+  return createClient(clientOptions({ clientSecret: bob.clientSecret }, { ...o, clientId: bob.clientId }));
 }
 
 /** A fresh directory `<default work dir>/<user>/f7t-core-<tag>-<random>` (or under FIRECREST_TEST_DIR). */

@@ -21,6 +21,8 @@ export interface DirectOps {
   upload(dir: string, name: string, data: Uint8Array): Promise<void>;
   chmod(path: string, mode: string): Promise<void>;
   rm(path: string): Promise<void>;
+  /** The cluster user the token is for. */
+  whoami(): Promise<string>;
 }
 
 async function ok(what: string, res: Response): Promise<void> {
@@ -45,6 +47,11 @@ export function directOps(t: Target, token: string): DirectOps {
       async rm(path) {
         await ok(`rm ${path}`, await fetch(`${t.url}/utilities/rm`, { method: 'DELETE', headers: v1, body: form({ targetPath: path }) }));
       },
+      async whoami() {
+        const res = await fetch(`${t.url}/utilities/whoami`, { headers: v1 });
+        await ok('whoami', res.clone());
+        return ((await res.json()) as { output: string }).output;
+      },
     };
   }
   const ops = `${t.url}/filesystem/${t.system}/ops`;
@@ -59,6 +66,11 @@ export function directOps(t: Target, token: string): DirectOps {
     },
     async rm(path) {
       await ok(`rm ${path}`, await fetch(`${ops}/rm?path=${encodeURIComponent(path)}`, { method: 'DELETE', headers: auth }));
+    },
+    async whoami() {
+      const res = await fetch(`${t.url}/status/${t.system}/userinfo`, { headers: auth });
+      await ok('userinfo', res.clone());
+      return ((await res.json()) as { user: { name: string } }).user.name;
     },
   };
 }

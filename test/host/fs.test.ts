@@ -10,10 +10,10 @@ import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../src/core/client';
 import { FirecrestUri } from '../../src/core/uri';
 import { tarGz } from '../../bench/fs-tar';
-import { gatewayOnly, target } from '../support/target';
+import { gatewayOnly, secondUserMissing, target } from '../support/target';
 import { extensionApi, firecrestLogText, waitFor } from './support/extension';
 import { clearFaults, directOps, setFault, statsOf, tokenFor } from './fs-gateway';
-import { routesOf } from './support/apiVersion';
+import { routesOf, skipBecause } from './support/apiVersion';
 
 const PROFILE = 'fs-test';
 const enc = new TextEncoder();
@@ -202,19 +202,19 @@ describe('remote files (firecrest:// file system)', function () {
   });
 
   it('raises NoPermissions for another user\'s file', async function () {
-    const skip = gatewayOnly();
-    const bob = t.gateway?.clients?.find((c) => c.user !== user);
-    if (skip || !bob) return this.skip();
+    const bob = t.secondUser;
+    if (!bob) return skipBecause(this, secondUserMissing(t) || undefined);
     const token = await tokenFor(t.tokenUrl, bob.clientId, bob.clientSecret);
     const name = `fs-test-secret-${randomBytes(3).toString('hex')}.txt`;
     const asBob = directOps(t, token);
-    await asBob.upload(`/home/${bob.user}`, name, enc.encode('secret'));
-    await asBob.chmod(`/home/${bob.user}/${name}`, '600');
+    const home = `/home/${bob.user ?? await asBob.whoami()}`;
+    await asBob.upload(home, name, enc.encode('secret'));
+    await asBob.chmod(`${home}/${name}`, '600');
     try {
-      const other = uri(FirecrestUri.from({ system: t.system, path: `/home/${bob.user}/${name}`, profile: PROFILE }));
+      const other = uri(FirecrestUri.from({ system: t.system, path: `${home}/${name}`, profile: PROFILE }));
       await rejectsWith(read(other), 'NoPermissions');
     } finally {
-      await asBob.rm(`/home/${bob.user}/${name}`).catch(() => undefined);
+      await asBob.rm(`${home}/${name}`).catch(() => undefined);
     }
   });
 

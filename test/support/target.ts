@@ -34,6 +34,16 @@ export interface Target {
   apiVersion: 'v1' | 'v2';
   /** Present only when the suite runs against the local gateway. */
   gateway?: GatewayInfo;
+  /**
+   * A second user's client credentials: the local gateway's other client, or FIRECREST_CLIENT_ID_2
+   * and FIRECREST_CLIENT_SECRET_2 on a deployment (`user` is then learnt from the server).
+   */
+  secondUser?: { clientId: string; clientSecret: string; user?: string };
+}
+
+/** Why a test of another user's files cannot run here, or false. */
+export function secondUserMissing(t: Target): string | false {
+  return t.secondUser ? false : 'needs a second user: set FIRECREST_CLIENT_ID_2 and FIRECREST_CLIENT_SECRET_2';
 }
 
 function need(name: string): string {
@@ -53,6 +63,8 @@ export function target(): Target {
     system: need('FIRECREST_SYSTEM'),
     apiVersion: api,
     gateway: gw,
+    secondUser: gw?.clients?.find((c) => c.user !== (gw.user ?? ''))
+      ?? (process.env.FIRECREST_CLIENT_ID_2 && process.env.FIRECREST_CLIENT_SECRET_2 ? { clientId: process.env.FIRECREST_CLIENT_ID_2, clientSecret: process.env.FIRECREST_CLIENT_SECRET_2 } : undefined),
   };
 }
 

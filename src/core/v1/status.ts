@@ -115,6 +115,7 @@ export class StatusRoutes {
         health: health(r, fs),
         fileSystems: fileSystems(fs),
         maxDirectTransferSize: maxDirect,
+        maxOpsFileSize: Number.isFinite(mb) && mb > 0 ? Math.floor(mb * 1024 * 1024) : undefined,
         transferMethod: 'xfer-external',
         schedulerType: typeof scheduler === 'string' ? scheduler.toLowerCase() : undefined,
       };

@@ -138,6 +138,7 @@ export function toSystem(s: SystemWire): System {
     health: toHealth(s),
     fileSystems: (s.fileSystems ?? []).map((f) => ({ path: f.path, dataType: f.dataType, defaultWorkDir: f.defaultWorkDir === true })),
     maxDirectTransferSize: Math.min(DIRECT_TRANSFER_LIMIT, maxOps),
+    maxOpsFileSize: s.dataOperation?.max_ops_file_size ?? undefined,
     transferMethod: s.dataOperation?.data_transfer?.serviceType ?? undefined,
     schedulerType: s.scheduler?.type ?? undefined,
     schedulerVersion: s.scheduler?.version ?? undefined,
