@@ -101,6 +101,18 @@ export class InvalidInputError extends FirecrestError {
 export class ServerError extends FirecrestError {}
 
 /** The answer did not match the route's schema. Names the route; never a crash later on. */
+/**
+ * The site is in planned maintenance (a 503 that says so): not an outage. The message is the
+ * site's own; `retryAfterSeconds` when the server said how long.
+ */
+export class MaintenanceError extends UnavailableError {
+  readonly retryAfterSeconds?: number;
+  constructor(message: string, details: FirecrestErrorDetails & { retryAfterSeconds?: number } = {}) {
+    super(message, details);
+    this.retryAfterSeconds = details.retryAfterSeconds;
+  }
+}
+
 export class MalformedResponseError extends UnavailableError {}
 
 /** An S3 refusal or a failed exchange with the staging area; `retryable` says whether sending again can help. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, after, before, describe, it } from 'node:test';
-import { CancelledError, RateLimitedError, TimeoutError, UnavailableError, type ClientEvents, type FirecrestClient, type Logger } from '../../src/core/index';
+import { CancelledError, MaintenanceError, RateLimitedError, TimeoutError, UnavailableError, type ClientEvents, type FirecrestClient, type Logger } from '../../src/core/index';
 import { gatewayOnly } from '../support/target';
 import { client, gateway, scratchDir, t } from './support';
 
@@ -39,6 +39,14 @@ void describe('HTTP layer against the gateway', { skip: gatewayOnly() }, () => {
     await gateway.faults({ rateLimit: { next: 10, retryAfterSeconds: 1 } });
     await assert.rejects(c.systems(), (e: unknown) => e instanceof RateLimitedError && e.retryAfterSeconds === 1 && e.status === 429 && e.route === 'GET /status/systems');
     assert.equal(waits.length, 4);
+  });
+
+  void it('a 503 that says maintenance is MaintenanceError with the site\'s words, not an outage', async () => {
+    await gateway.faults({ error: { next: 3, statuses: [503], message: 'Planned maintenance of the cluster until 18:00 UTC' } });
+    await assert.rejects(c.systems(), (e: unknown) => e instanceof MaintenanceError && e.status === 503 && /^The site is in maintenance: Planned maintenance of the cluster until 18:00 UTC$/.test(e.message));
+    await gateway.clearFaults();
+    await gateway.faults({ error: { next: 3, statuses: [503], message: 'Service Unavailable' } });
+    await assert.rejects(c.systems(), (e: unknown) => e instanceof UnavailableError && !(e instanceof MaintenanceError));
   });
 
   void it('429 asking longer than maxRetryWaitMs fails at once with the asked wait', async () => {

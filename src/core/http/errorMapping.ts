@@ -6,6 +6,7 @@
 import {
   FirecrestError,
   InvalidInputError,
+  MaintenanceError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitedError,
@@ -101,6 +102,15 @@ function fieldsOf(data: unknown): Fields | undefined {
   return out;
 }
 
+/** A 503 that says `maintenance` (JSON or a page): the site's words, and when to try again if it said. */
+function maintenance(body: unknown, text: string, res: ErrorResponse, details: { status: number; route: string }): MaintenanceError {
+  const b = isRecord(body) ? body : {};
+  const said = [b.message, b.description, b.detail, b.error].find((v): v is string => typeof v === 'string' && v.trim() !== '') ?? plainSnippet(text);
+  const retryAfterSeconds = rateLimitWaitSeconds(res.headers);
+  const back = retryAfterSeconds !== undefined ? ` (try again in ${retryAfterSeconds >= 120 ? `${Math.round(retryAfterSeconds / 60)} min` : `${retryAfterSeconds} s`})` : '';
+  return new MaintenanceError(`The site is in maintenance${back}: ${redact(said)}`, { ...details, retryAfterSeconds });
+}
+
 /**
  * Maps an unexpected answer to the matching FirecrestError subclass. Every text is redacted;
  * the error carries the status and the route template, never the URL or a header value other
@@ -116,6 +126,7 @@ export function errorFromResponse(res: ErrorResponse): FirecrestError {
   }
 
   const body = text.trim() === '' ? undefined : parseJson(text);
+  if (res.status === 503 && /maintenance/i.test(text)) return maintenance(body, text, res, details);
   for (const [name, cls] of V1_HEADERS) {
     const v = header(res.headers, name);
     if (v === undefined) continue;

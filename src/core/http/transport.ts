@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
-import { Pool, type FormData } from 'undici';
+import { buildConnector, Pool, type FormData } from 'undici';
 import { CancelledError, ResponseTooLargeError, TimeoutError, UnavailableError } from '../errors';
 import type { ClientEvents } from '../events';
 import type { Logger } from '../logger';
@@ -87,17 +87,25 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOST
 
 /**
  * A kept-alive connection that the server closed while it was idle, as the request went out: the
- * socket had carried earlier answers (bytes read) and closed before this one's status line. The
+ * socket had carried earlier answers (bytes read), had been silent for a second or more, and
+ * closed before this one's status line. The
  * server closes such a connection without reading what arrived on it, so the request is sent again
  * on a new connection. A connection's first request never counts (a server that closes before
  * answering it may have acted on it); what cannot be told apart is a server that died while acting
  * on a request that came after others on the same connection: rare, and then the job or file shows
  * the outcome.
  */
-export function closedWhileIdle(e: unknown): boolean {
-  const err = e as { code?: string; socket?: { bytesRead?: number } };
-  return err.code === 'UND_ERR_SOCKET' && (err.socket?.bytesRead ?? 0) > 0;
+export function closedWhileIdle(e: unknown, lastDataAt: (localPort: number) => number | undefined, now = performance.now()): boolean {
+  const err = e as { code?: string; socket?: { bytesRead?: number; localPort?: number } };
+  if (err.code !== 'UND_ERR_SOCKET' || !((err.socket?.bytesRead ?? 0) > 0) || err.socket?.localPort === undefined) return false;
+  // Servers close a kept-alive connection after seconds of silence; one that answered a moment
+  // ago and then dropped this request may have acted on it.
+  const last = lastDataAt(err.socket.localPort);
+  return last !== undefined && now - last >= IDLE_CLOSE_MIN_MS;
 }
+
+/** The shortest silence after which a server's close counts as an idle close. */
+const IDLE_CLOSE_MIN_MS = 1000;
 
 /** Per-profile transport settings. */
 export interface TransportOptions {
@@ -115,6 +123,8 @@ export interface TransportOptions {
 /** Owns the connection pools of one client; `close()` ends them all. */
 export class Transport {
   private readonly pools = new Map<string, Pool>();
+  /** Local port of each open connection → when it last received data (performance.now()). */
+  private readonly lastData = new Map<number, { socket: object; at: number }>();
   private ca?: string[];
   private closed = false;
   /**
@@ -133,7 +143,23 @@ export class Transport {
     if (this.closed) throw new UnavailableError('The client was disposed');
     let p = this.pools.get(origin);
     if (!p) {
-      const connect = origin.startsWith('https:') ? { ca: this.ca, rejectUnauthorized: !this.opts.insecureSkipTlsVerify } : undefined;
+      const base = buildConnector(origin.startsWith('https:') ? { ca: this.ca, rejectUnauthorized: !this.opts.insecureSkipTlsVerify } : {});
+      // Each connection's last received byte, for telling a connection the server closed while idle (closedWhileIdle).
+      const connect: buildConnector.connector = (o, done) => base(o, (err, socket) => {
+        if (socket) {
+          const port = socket.localPort;
+          const seen = () => { if (port !== undefined) this.lastData.set(port, { socket, at: performance.now() }); };
+          seen();
+          socket.on('data', seen);
+          // Forgotten a little after the close (the request it failed looks it up first), unless
+          // a new connection has the port by then.
+          socket.once('close', () => {
+            if (port !== undefined) setTimeout(() => { if (this.lastData.get(port)?.socket === socket) this.lastData.delete(port); }, 1000).unref();
+          });
+        }
+        if (err) done(err, null);
+        else done(null, socket!);
+      });
       // An idle connection is kept as long as the server's `Keep-Alive: timeout=N` says (less 1 s,
       // at most 30 s); without the header 4 s: uvicorn, as upstream v2 runs it, drops one idle
       // for 5 s without saying so.
@@ -193,7 +219,7 @@ export class Transport {
     const what = redact(err.message ?? String(e), this.opts.secrets?.() ?? []);
     const tls = /CERT|TLS|SSL|SIGNED/.test(code);
     const hint = tls ? ' (the server certificate is not trusted: set the profile\'s caFile to the site CA)' : '';
-    const stale = !answered && closedWhileIdle(e);
+    const stale = !answered && closedWhileIdle(e, (port) => this.lastData.get(port)?.at);
     if (stale) this.opts.logger.debug(`${req.route}: the server had closed the idle connection; sending again on a new one`);
     return new NetworkError(`Cannot reach ${req.url.origin} (${req.route}): ${code ? `${code} ` : ''}${what}${hint}`, NOT_SENT_CODES.has(code) || stale, tls, e, req.route);
   }

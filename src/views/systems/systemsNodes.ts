@@ -1,6 +1,6 @@
 /** The elements of the Systems tree and their TreeItems. */
 import * as vscode from 'vscode';
-import { UnauthorizedError } from '../../core/errors';
+import { MaintenanceError, UnauthorizedError } from '../../core/errors';
 import type { ComputeNode, FileSystemInfo, Partition, Reservation, System } from '../../core/model';
 import { loadTooltip, type PartitionLoad } from './partitionLoad';
 import { healthIcon, healthTooltip, isMaintenanceSoon, nodeDescription, partitionDescription, reservationDescription, reservationTooltip } from './systemsFormat';
@@ -116,11 +116,13 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       return item;
     case 'error': {
       const signIn = n.error instanceof UnauthorizedError;
+      // A planned maintenance is said as such, in the site's words: not an error of ours or an outage.
+      const maintenance = n.error instanceof MaintenanceError;
       const message = n.error instanceof Error ? n.error.message : String(n.error);
-      item = new vscode.TreeItem(signIn ? 'Not signed in' : `Could not load ${n.what}`, None);
-      item.description = message;
+      item = new vscode.TreeItem(signIn ? 'Not signed in' : maintenance ? 'In maintenance' : `Could not load ${n.what}`, None);
+      item.description = maintenance ? message.replace(/^The site is in maintenance(?: \([^)]*\))?: /, '') : message;
       item.tooltip = message;
-      item.iconPath = signIn ? icon('account') : icon('error', 'list.errorForeground');
+      item.iconPath = signIn ? icon('account') : maintenance ? icon('tools', 'list.warningForeground') : icon('error', 'list.errorForeground');
       item.contextValue = signIn ? ';error;signin;' : ';error;retry;';
       item.command = signIn
         ? { title: 'Sign In', command: 'firecrest.signIn', arguments: [n] }
