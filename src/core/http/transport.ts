@@ -158,7 +158,7 @@ export class Transport {
           });
         }
         if (err) done(err, null);
-        else done(null, socket!);
+        else done(null, socket);
       });
       // An idle connection is kept as long as the server's `Keep-Alive: timeout=N` says (less 1 s,
       // at most 30 s); without the header 4 s: uvicorn, as upstream v2 runs it, drops one idle
