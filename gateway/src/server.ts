@@ -56,6 +56,12 @@ export const HEADERS_TIMEOUT_MS = 10_000;
 const FAULTY = /^\/(v1|v2|s3)(\/|$)/;
 
 /** The v2 server lower-cases the whole path before routing; the query stays untouched. */
+/** A client's `X-Request-ID`, when it is a plain token (never echoed otherwise). */
+function requestIdOf(req: FastifyRequest): string | undefined {
+  const id = req.headers['x-request-id'];
+  return typeof id === 'string' && /^[A-Za-z0-9._-]{1,128}$/.test(id) ? id : undefined;
+}
+
 function lowerCaseV2(req: { url?: string }): string {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
@@ -203,6 +209,9 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   });
   app.addHook('onSend', async (req, reply, payload) => {
     reply.header('F7T-AppVersion', deps.v2.settings.appVersion);
+    // The client's request id, echoed (and in the verbose log line) so both sides can name a call.
+    const id = requestIdOf(req);
+    if (id) reply.header('X-Request-ID', id);
     reply.header('F7T-Timestamp', String(Date.now() / 1000));
     if (dropAfter.has(req)) req.raw.socket.destroy();
     const cut = cutBody.get(req);
@@ -214,7 +223,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   if (deps.verbose) {
     app.addHook('onResponse', async (req, reply) => {
       const started = (req as { f7tStart?: number }).f7tStart ?? performance.now();
-      console.error(`[gateway] ${req.method} ${pathOf(req.url)} ${reply.statusCode} ${(performance.now() - started).toFixed(1)} ms`);
+      const id = requestIdOf(req);
+      console.error(`[gateway] ${req.method} ${pathOf(req.url)} ${reply.statusCode} ${(performance.now() - started).toFixed(1)} ms${id ? ` [request ${id}]` : ''}`);
     });
   }
   app.setNotFoundHandler((_req, reply) => reply.code(404).send(v2ErrorBody('Not Found')));

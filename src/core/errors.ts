@@ -12,6 +12,8 @@ export interface FirecrestErrorDetails {
   causedBy?: string[];
   /** The username the server saw, when it said. */
   user?: string;
+  /** The `X-Request-ID` the request carried: what a site's support finds it by in the server's logs. */
+  requestId?: string;
   cause?: unknown;
 }
 
@@ -20,6 +22,7 @@ export class FirecrestError extends Error {
   readonly route?: string;
   readonly causedBy?: string[];
   readonly user?: string;
+  readonly requestId?: string;
 
   constructor(message: string, details: FirecrestErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -28,6 +31,7 @@ export class FirecrestError extends Error {
     this.route = details.route;
     this.causedBy = details.causedBy;
     this.user = details.user;
+    this.requestId = details.requestId;
   }
 }
 

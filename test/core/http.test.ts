@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, after, before, describe, it } from 'node:test';
-import { CancelledError, MaintenanceError, RateLimitedError, TimeoutError, UnavailableError, type ClientEvents, type FirecrestClient, type Logger } from '../../src/core/index';
+import { CancelledError, MaintenanceError, RateLimitedError, ServerError, TimeoutError, UnavailableError, type ClientEvents, type FirecrestClient, type Logger } from '../../src/core/index';
 import { gatewayOnly } from '../support/target';
 import { client, gateway, scratchDir, t } from './support';
 
@@ -47,6 +47,20 @@ void describe('HTTP layer against the gateway', { skip: gatewayOnly() }, () => {
     await gateway.clearFaults();
     await gateway.faults({ error: { next: 3, statuses: [503], message: 'Service Unavailable' } });
     await assert.rejects(c.systems(), (e: unknown) => e instanceof UnavailableError && !(e instanceof MaintenanceError));
+  });
+
+  void it('every request carries an X-Request-ID: logged, echoed, and named by a server error', async () => {
+    lines.length = 0;
+    await gateway.faults({ error: { next: 1, statuses: [500], match: '^POST ', message: 'Injected server fault' } });
+    let failed: unknown;
+    await c.mkdir(S, `/tmp/f7t-request-id-${Date.now()}`).catch((e: unknown) => { failed = e; });
+    assert.ok(failed instanceof ServerError, String(failed));
+    const id = failed.requestId ?? '';
+    assert.match(id, /^[0-9a-f-]{36}$/);
+    assert.match(failed.message, new RegExp(`Injected server fault \\(request ${id}\\)$`));
+    assert.ok(lines.some((l) => l.includes(`POST /filesystem/{system}/ops/mkdir 500`) && l.includes(`[request ${id}]`)), lines.join('\n'));
+    const raw = await fetch(`${t.url}/status/systems`, { headers: { 'x-request-id': 'support-123' } });
+    assert.equal(raw.headers.get('x-request-id'), 'support-123');
   });
 
   void it('429 asking longer than maxRetryWaitMs fails at once with the asked wait', async () => {
@@ -141,7 +155,7 @@ void describe('HTTP layer against the gateway', { skip: gatewayOnly() }, () => {
     requests.length = 0;
     await c.list(S, dir);
     assert.deepEqual(requests.map((r) => [r.method, r.route, r.status]), [['GET', '/filesystem/{system}/ops/ls', 200]]);
-    assert.ok(lines.some((l) => /^GET \/filesystem\/\{system\}\/ops\/ls 200 \d+ms$/.test(l)), lines.join('\n'));
+    assert.ok(lines.some((l) => /^GET \/filesystem\/\{system\}\/ops\/ls 200 \d+ms \[request [0-9a-f-]{36}\]$/.test(l)), lines.join('\n'));
     const all = lines.join('\n');
     assert.ok(!all.includes(t.clientSecret));
     assert.doesNotMatch(all, /eyJ|Bearer \w/);

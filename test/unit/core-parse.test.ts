@@ -5,7 +5,7 @@ import type { TransportResponse } from '../../src/core/http/transport';
 import { parseBody } from '../../src/core/v2/parse';
 import { JobsW, NodesW, PartitionsW, ReservationsW, TransferJobW, UserInfoW } from '../../src/core/v2/wire';
 
-const res = (body: string, ctype = 'application/json'): TransportResponse => ({ status: 200, headers: { 'content-type': ctype }, body: new TextEncoder().encode(body) });
+const res = (body: string, ctype = 'application/json'): TransportResponse => ({ requestId: 'r', status: 200, headers: { 'content-type': ctype }, body: new TextEncoder().encode(body) });
 
 void describe('v2 response validation', () => {
   void it('accepts what servers differ on: int or string ids, null lists, state string or list', () => {

@@ -11,7 +11,7 @@ import { parseBody } from '../../src/core/v2/parse';
 import { parseLastModified, toFileEntry } from '../../src/core/v2/translate';
 import { LsW } from '../../src/core/v2/wire';
 
-const res = (body: unknown): TransportResponse => ({ status: 200, headers: { 'content-type': 'application/json' }, body: new TextEncoder().encode(JSON.stringify(body)) });
+const res = (body: unknown): TransportResponse => ({ requestId: 'r', status: 200, headers: { 'content-type': 'application/json' }, body: new TextEncoder().encode(JSON.stringify(body)) });
 const file = { name: 'a', type: '-', linkTarget: null, user: 'u', group: 'g', permissions: 'rw-r--r--', lastModified: '2025-01-10T09:00:00', size: '12' };
 
 const zodVerdict = (body: unknown) => LsW.safeParse(body).success;

@@ -179,7 +179,7 @@ export class ApiHttp {
         // A success the route does not give: the server is not the FirecREST this client knows.
         throw new ServerError(`Unexpected HTTP ${res.status} on ${route} (expected ${req.expect.join(' or ')})`, { status: res.status, route });
       }
-      const err = errorFromResponse({ status: res.status, route, headers: res.headers, body: res.body });
+      const err = errorFromResponse({ status: res.status, route, headers: res.headers, body: res.body, requestId: res.requestId });
       if (res.status === 401 && !this.tokens.canRefresh) throw new UnauthorizedError(`${err.message} (the static token was refused)`, { status: 401, route, user: err.user });
       throw err;
     }

@@ -28,6 +28,8 @@ export interface ErrorResponse {
   route: string;
   headers: HeaderBag;
   body: Uint8Array | string;
+  /** The `X-Request-ID` sent: server errors name it, for the site's support. */
+  requestId?: string;
 }
 
 type ErrorClass = new (message: string, details: ConstructorParameters<typeof FirecrestError>[1]) => FirecrestError;
@@ -103,7 +105,7 @@ function fieldsOf(data: unknown): Fields | undefined {
 }
 
 /** A 503 that says `maintenance` (JSON or a page): the site's words, and when to try again if it said. */
-function maintenance(body: unknown, text: string, res: ErrorResponse, details: { status: number; route: string }): MaintenanceError {
+function maintenance(body: unknown, text: string, res: ErrorResponse, details: { status: number; route: string; requestId?: string }): MaintenanceError {
   const b = isRecord(body) ? body : {};
   const said = [b.message, b.description, b.detail, b.error].find((v): v is string => typeof v === 'string' && v.trim() !== '') ?? plainSnippet(text);
   const retryAfterSeconds = rateLimitWaitSeconds(res.headers);
@@ -117,8 +119,15 @@ function maintenance(body: unknown, text: string, res: ErrorResponse, details: {
  * than the v1 explanation.
  */
 export function errorFromResponse(res: ErrorResponse): FirecrestError {
+  const e = errorOf(res);
+  // A failure of the server's own is one its support may look up: the message names the request.
+  if (res.requestId && res.status >= 500 && !(e instanceof MaintenanceError)) e.message = `${e.message} (request ${res.requestId})`;
+  return e;
+}
+
+function errorOf(res: ErrorResponse): FirecrestError {
   const text = typeof res.body === 'string' ? res.body : Buffer.from(res.body).toString('utf8');
-  const details = { status: res.status, route: res.route };
+  const details = { status: res.status, route: res.route, requestId: res.requestId };
 
   if (res.status === 429) {
     const retryAfterSeconds = rateLimitWaitSeconds(res.headers);

@@ -3,6 +3,7 @@
  * cancellation, TLS options of the profile, and the one debug line per request. Knows nothing
  * about tokens or FirecREST error bodies (that is `ApiHttp`).
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { buildConnector, Pool, type FormData } from 'undici';
@@ -68,6 +69,8 @@ async function readCapped(body: AsyncIterable<Uint8Array> & { destroy(e?: Error)
 
 /** A complete answer (the body read in full). */
 export interface TransportResponse {
+  /** The `X-Request-ID` the exchange carried. */
+  requestId: string;
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: Uint8Array;
@@ -177,7 +180,9 @@ export class Transport {
     const timer = new AbortController();
     const t = setTimeout(() => timer.abort(), req.timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, timer.signal]) : timer.signal;
-    const headers: Record<string, string> = { 'user-agent': this.opts.userAgent ?? 'firecrest-vscode', ...req.headers };
+    // A fresh id per exchange: upstream v2 logs it, so a site's support can find the call.
+    const requestId = randomUUID();
+    const headers: Record<string, string> = { 'user-agent': this.opts.userAgent ?? 'firecrest-vscode', 'x-request-id': requestId, ...req.headers };
     const slowAfterMs = this.opts.slowAfterMs ?? 4000;
     const slow = this.opts.events?.onNoAnswerYet && slowAfterMs < req.timeoutMs
       ? setTimeout(() => this.opts.events?.onNoAnswerYet?.({ route: req.route, waitedMs: slowAfterMs }), slowAfterMs)
@@ -197,7 +202,7 @@ export class Transport {
       const released = new Promise<void>((r) => setImmediate(r));
       this.released = released;
       void released.then(() => { if (this.released === released) this.released = undefined; });
-      return { status: res.statusCode, headers: res.headers, body };
+      return { requestId, status: res.statusCode, headers: res.headers, body };
     } catch (e) {
       if (e instanceof ResponseTooLargeError) throw e;
       if (req.signal?.aborted) throw new CancelledError('Cancelled', { route: req.route, cause: e });
@@ -207,7 +212,7 @@ export class Transport {
       clearTimeout(t);
       clearTimeout(slow);
       const durationMs = Math.round(performance.now() - started);
-      this.opts.logger.debug(`${req.route} ${status ?? 'failed'} ${durationMs}ms${(req.attempt ?? 1) > 1 ? ` (attempt ${req.attempt})` : ''}`);
+      this.opts.logger.debug(`${req.route} ${status ?? 'failed'} ${durationMs}ms${(req.attempt ?? 1) > 1 ? ` (attempt ${req.attempt})` : ''} [request ${requestId}]`);
       // The event has its own `method`: its route is the bare path template.
       this.opts.events?.onRequest?.({ method: req.method, route: req.route.replace(/^[A-Z]+ /, ''), status, durationMs, attempt: req.attempt ?? 1 });
     }
