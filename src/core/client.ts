@@ -57,6 +57,11 @@ export interface FirecrestClient extends FirecrestApi {
    * with CancelledError.
    */
   ping(o?: { timeoutMs?: number; signal?: AbortSignal }): Promise<boolean>;
+  /**
+   * The server's time now in epoch ms, at most what it is: from the `Date` of its latest answer
+   * (the client's own clock before any). What the cluster must not see as "in the future" stays at or below it.
+   */
+  serverNow(): number;
   /** Closes the connection pool. Safe to call twice. */
   dispose(): Promise<void>;
 }

@@ -42,6 +42,7 @@ function asClient(api: FirecrestApi, profile: ConnectionProfile, transport: Tran
     accessToken: { value: (signal?: AbortSignal) => tokens.token({ signal }) },
     transfers: { value: new FileTransfers({ api: client, staging, s3, logger }) },
     ping: { value: (o: { timeoutMs?: number; signal?: AbortSignal } = {}) => transport.ping(new URL(`${profile.url.replace(/\/+$/, '')}/status/systems`), o.timeoutMs ?? 4000, o.signal) },
+    serverNow: { value: () => transport.serverNow() },
     dispose: { value: async () => { await Promise.all([transport.close(), s3.close(), tokens.close?.()]); } },
   });
   return client;

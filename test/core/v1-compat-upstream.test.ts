@@ -6,9 +6,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { InvalidInputError, type FirecrestClient, type V1Extras } from '../../src/core/index';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { emptyFileArchive } from '../../src/core/emptyFile';
+import { archiveOf } from '../../src/core/sync/archive';
+import type { Manifest } from '../../src/core/sync/plan';
+import { previewSync, runSync } from '../../src/core/sync/syncToCluster';
 import { gatewayOnly } from '../support/target';
-import { client, scratchDir, t } from './support';
+import { client, dec, scratchDir, t } from './support';
 
 async function compat(mode: 'none' | 'upstream'): Promise<void> {
   const g = t.gateway;
@@ -85,6 +91,31 @@ void describe('upstream v1 behaviour (gateway compat mode)', { skip: gatewayOnly
       await stranger.dispose();
     }
     assert.deepEqual((await c.accounting(S, { jobIds: [id] })).map((j) => j.name), ['v1-named-job']);
+  });
+
+  void it('sync: upstream refuses an archive member stamped later than its clock; the client stamps such files no later than the server\'s time', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'f7t-v1-mtime-'));
+    try {
+      const project = join(work, 'project');
+      mkdirSync(project);
+      writeFileSync(join(project, 'ahead.txt'), 'saved on a laptop whose clock runs ahead\n');
+      const ahead = new Date(Date.now() + 30_000);
+      utimesSync(join(project, 'ahead.txt'), ahead, ahead);
+      // What upstream does with such an archive, sent as it is.
+      await c.uploadSmall(S, dir, 'ahead.tar.gz', await archiveOf(project, [{ rel: 'ahead.txt', kind: 'file', size: 41, mtimeMs: ahead.getTime(), executable: false }]));
+      await assert.rejects(c.extract(S, `${dir}/ahead.tar.gz`, dir), /in the future/);
+      // Sync to Cluster.
+      let saved: Manifest | undefined;
+      const store = { load: async () => saved, save: async (m: Manifest) => { saved = m; } };
+      const target = { system: S, remoteRoot: `${dir}/synced`, localRoot: project };
+      const directLimit = (await c.systems()).find((x) => x.name === S)?.maxDirectTransferSize ?? 0;
+      const result = await runSync(c, await previewSync(c, target, { store, directLimit }), { store, directLimit });
+      assert.deepEqual(result.sent, ['ahead.txt']);
+      assert.equal(dec(await c.downloadSmall(S, `${dir}/synced/ahead.txt`)), 'saved on a laptop whose clock runs ahead\n');
+      assert.ok((await c.stat(S, `${dir}/synced/ahead.txt`)).mtime * 1000 <= Date.now() + 1000, 'stamped no later than the server\'s time');
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 
   void it('a server that reports no version: no version is guessed, and the 1.16 routes are probed', async () => {

@@ -3,6 +3,7 @@
  * upload, rm, plus the service ping. Every command runs as the user with the real tool, argv only.
  */
 import type { MultipartFile } from '@fastify/multipart';
+import { upstream } from '../compat';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { posix } from 'node:path';
 import { Fields, hasInvalidChar, machine, v1User, type V1Deps } from './context';
@@ -117,7 +118,10 @@ export async function utilitiesRoutes(app: FastifyInstance, deps: V1Deps): Promi
     const f = await form(req, deps, 'extract');
     const argv = extractCommand(f.required('sourcePath'), f.required('targetPath'), f.optional('type'), settings.maxExtractBytes);
     if (!argv) throw new V1Error(400, { description: 'Error on extract operation', error: 'Unsupported file format' });
-    await runV1(v1User(req), argv, 'extract', settings);
+    const out = await runV1(v1User(req), argv, 'extract', settings);
+    // Upstream fails on what tar only warns about: a member stamped later than the cluster's clock.
+    const warned = out.stderr.toString('utf8');
+    if (upstream(req) && /time stamp .* in the future/.test(warned)) throw new V1Error(400, { description: 'Error on extract operation', error: warned.trim() });
     return reply.code(201).send(ok('Success to extract file or directory.'));
   });
 

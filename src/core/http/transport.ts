@@ -198,6 +198,7 @@ export class Transport {
       });
       clearTimeout(slow);
       status = res.statusCode;
+      this.noteServerClock(res.headers.date);
       const body = await readCapped(res.body, res.headers, req.maxBodyBytes ?? bodyLimitFor(req.route), req.route, res.statusCode);
       const released = new Promise<void>((r) => setImmediate(r));
       this.released = released;
@@ -216,6 +217,22 @@ export class Transport {
       // The event has its own `method`: its route is the bare path template.
       this.opts.events?.onRequest?.({ method: req.method, route: req.route.replace(/^[A-Z]+ /, ''), status, durationMs, attempt: req.attempt ?? 1 });
     }
+  }
+
+  /**
+   * The server's clock as a lower bound (HTTP `Date` has whole seconds, cut down): the newest
+   * answer's `Date` less the client's clock when it came.
+   */
+  private clockOffsetMs?: number;
+
+  private noteServerClock(date: string | string[] | undefined): void {
+    const at = Date.parse(Array.isArray(date) ? date[0] : date ?? '');
+    if (Number.isFinite(at)) this.clockOffsetMs = at - Date.now();
+  }
+
+  /** The server's time now, not later than it is (the client's clock until an answer said). */
+  serverNow(): number {
+    return Date.now() + (this.clockOffsetMs ?? 0);
   }
 
   private networkError(e: unknown, req: TransportRequest, answered: boolean): NetworkError {

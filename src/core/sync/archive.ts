@@ -77,9 +77,15 @@ export class ArchiveBuilder {
   readonly files: string[] = [];
 
   /** `maxFileBytes`: the most a file may hold when it is read (see `readWhole`). */
+  /**
+   * `notAfter`: the latest mtime a member may carry (epoch ms, the cluster's clock): a file stamped
+   * later, by a laptop clock ahead of the cluster's, would be "in the future" there, which
+   * upstream v1's extract refuses.
+   */
   constructor(
     private readonly root: string,
     private readonly maxFileBytes = Number.POSITIVE_INFINITY,
+    private readonly notAfter?: () => number,
   ) {
     this.gzip.on('data', (chunk: Buffer) => this.out.push(chunk));
     this.gzipped = new Promise<void>((resolve, reject) => {
@@ -112,7 +118,9 @@ export class ArchiveBuilder {
   }
 
   private entry(rel: string, type: 'File' | 'SymbolicLink', st: Stats, size: number, linkpath?: string): void {
-    const header = new Header({ path: rel, linkpath, mode: portableMode(st.mode), size, mtime: st.mtime, type });
+    const latest = this.notAfter?.();
+    const mtime = latest !== undefined && st.mtimeMs > latest ? new Date(Math.floor(latest / 1000) * 1000) : st.mtime;
+    const header = new Header({ path: rel, linkpath, mode: portableMode(st.mode), size, mtime, type });
     if (header.encode()) this.push(new Pax({ mtime: header.mtime, path: rel, linkpath, size: header.size }).encode());
     if (!header.block) throw new Error(`no tar header for ${rel}`);
     this.push(header.block);
@@ -158,8 +166,8 @@ export class ArchiveBuilder {
 }
 
 /** The files as one gzipped tar. */
-export async function archiveOf(root: string, files: LocalFile[], maxFileBytes?: number): Promise<Uint8Array> {
-  const a = new ArchiveBuilder(root, maxFileBytes);
+export async function archiveOf(root: string, files: LocalFile[], maxFileBytes?: number, notAfter?: () => number): Promise<Uint8Array> {
+  const a = new ArchiveBuilder(root, maxFileBytes, notAfter);
   try {
     for (const f of files) {
       const turn = a.add(f);

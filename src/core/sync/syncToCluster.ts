@@ -121,7 +121,7 @@ export async function previewSync(client: FirecrestClient, t: SyncTarget, o: Syn
   let packFailed = false;
   const pack = (f: LocalFile): Promise<void> | undefined => {
     if (packFailed || (f.kind === 'file' && f.size > limit) || !(pending.has(f.rel) || changedLocally(manifest.files[f.rel], f))) return undefined;
-    builder ??= new ArchiveBuilder(t.localRoot, limit);
+    builder ??= new ArchiveBuilder(t.localRoot, limit, () => client.serverNow());
     try {
       return builder.add(f)?.catch(() => { packFailed = true; });
     } catch {
@@ -152,7 +152,7 @@ function smallLimit(o: SyncOptions): number {
 }
 
 /** The preview's archive when it holds exactly `small`, else a new one. */
-async function archiveFor(root: string, small: LocalFile[], packed: SyncPreview['packed'], o: SyncOptions): Promise<Uint8Array> {
+async function archiveFor(client: FirecrestClient, root: string, small: LocalFile[], packed: SyncPreview['packed'], o: SyncOptions): Promise<Uint8Array> {
   if (packed && packed.files.length === small.length) {
     const names = new Set(packed.files);
     if (small.every((f) => names.has(f.rel))) {
@@ -164,7 +164,7 @@ async function archiveFor(root: string, small: LocalFile[], packed: SyncPreview[
     }
   }
   o.onProgress?.({ message: `packing ${small.length} file(s)` });
-  return archiveOf(root, small, smallLimit(o));
+  return archiveOf(root, small, smallLimit(o), () => client.serverNow());
 }
 
 async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
@@ -213,7 +213,7 @@ export async function runSync(client: FirecrestClient, preview: SyncPreview, o: 
   const small = send.filter((f) => f.kind === 'link' || f.size <= limit);
   const large = send.filter((f) => f.kind === 'file' && f.size > limit);
   if (small.length) {
-    const archive = await archiveFor(t.localRoot, small, preview.packed, o);
+    const archive = await archiveFor(client, t.localRoot, small, preview.packed, o);
     await made;
     const remoteArchive = posix.join(t.remoteRoot, ARCHIVE_NAME);
     const direct = o.directLimit ?? (await client.systems({ signal: o.signal })).find((s) => s.name === t.system)?.maxDirectTransferSize ?? 0;
