@@ -112,6 +112,14 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promis
     return { mode: settings.compat, ingressPollSeconds: settings.ingressPollSeconds, idleCloseSeconds: settings.idleCloseSeconds };
   });
 
+  // The staged transfer method the site advertises (a site configured for streamer or wormhole).
+  app.put('/transfer-method', async (req, reply) => {
+    const method = (req.body as { method?: unknown } | undefined)?.method;
+    if (method !== 's3' && method !== 'streamer' && method !== 'wormhole') return reply.code(400).send({ error: 'method must be "s3", "streamer" or "wormhole"' });
+    settings.transferMethod = method;
+    return { method };
+  });
+
   app.get('/settings', async () => current());
   app.put('/settings', async (req, reply) => {
     const body = (req.body ?? {}) as Record<string, unknown>;

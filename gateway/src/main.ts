@@ -144,6 +144,7 @@ async function main(): Promise<void> {
     compat,
     ingressPollSeconds: config.ingressPollSeconds ?? (compat === 'upstream' ? 60 : 1),
     idleCloseSeconds: 5,
+    transferMethod: 's3',
   };
   const health = new HealthChecker(systems, probeUser, config.healthIntervalSeconds);
   const adminToken = randomBytes(24).toString('base64url');

@@ -63,6 +63,7 @@ export const gateway = {
   getSettings: () => admin('GET', '/settings') as Promise<Record<string, number>>,
   stats: () => admin('GET', '/stats') as Promise<{ requests: number; connections: number; byRoute: Record<string, number>; idleDrops: number }>,
   resetStats: () => admin('POST', '/stats/reset'),
+  transferMethod: (method: 's3' | 'streamer' | 'wormhole') => admin('PUT', '/transfer-method', { method }),
   idp: (s: Record<string, unknown>) => admin('PUT', '/idp', s),
   revokeIdpSessions: (login: string) => admin('POST', '/idp/revoke', { login }) as Promise<{ grantsRevoked: number }>,
 };

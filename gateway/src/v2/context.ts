@@ -46,6 +46,11 @@ export interface GatewaySettings {
   ingressPollSeconds: number;
   /** Upstream mode: a connection idle this long is closed unannounced (uvicorn's 5 s). */
   idleCloseSeconds: number;
+  /**
+   * The staged transfer method the systems advertise (`data_transfer.serviceType`). The gateway
+   * serves `s3` only; `streamer` or `wormhole` stand for a site configured so (its s3 requests refused).
+   */
+  transferMethod: 's3' | 'streamer' | 'wormhole';
   /** Seconds a finished job stays out of window listings (v2 jobs, v1 acct by time), as slurmdbd lags. */
   accountingLagSeconds: number;
   /** Users besides root who may update or delete any reservation (v1). */

@@ -69,7 +69,7 @@ export async function stagedTransferRoutes(app: FastifyInstance, deps: V2Deps, s
     const target = b.sourcePath();
     const account = b.string(['account']);
     const d = directivesOf(req);
-    if (d.method !== METHOD) throw new ApiError(400, 'Requested transfer method is not available.');
+    if (d.method !== METHOD || settings.transferMethod !== METHOD) throw new ApiError(400, 'Requested transfer method is not available.');
     if (d.fileSize === undefined) throw new ApiError(500, "Missing 'fileSize' in the s3 transfer directives: the number of parts cannot be computed.");
     const ttl = settings.stagingTtlSeconds;
     const partSize = settings.maxPartSize;
@@ -102,7 +102,7 @@ export async function stagedTransferRoutes(app: FastifyInstance, deps: V2Deps, s
     const source = b.sourcePath();
     const account = b.string(['account']);
     const d = directivesOf(req);
-    if (d.method !== METHOD) throw new ApiError(400, 'Requested transfer method is not available.');
+    if (d.method !== METHOD || settings.transferMethod !== METHOD) throw new ApiError(400, 'Requested transfer method is not available.');
     const kind = (await runRemote(user, ['stat', '-L', '-c', '%F', '--', source], settings)).stdout.toString('utf8').trim();
     if (kind === 'directory') throw new ApiError(400, `${source} is a directory: only files can be downloaded.`);
     const ttl = settings.stagingTtlSeconds;

@@ -47,8 +47,8 @@ async function systemObject(system: SystemRuntime, deps: StatusDeps): Promise<Re
       datatransfer_jobs_directives: system.transferDirectives,
       max_ops_file_size: settings.maxOpsFileSize,
       data_transfer: {
-        serviceType: 's3',
-        name: 's3',
+        serviceType: settings.transferMethod,
+        name: settings.transferMethod,
         privateUrl: '**********',
         publicUrl: `${settings.origin}/s3`,
         accessKeyId: '**********',

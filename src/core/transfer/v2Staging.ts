@@ -5,10 +5,11 @@
  */
 import { z } from 'zod';
 import type { TransferOptions } from '../api';
-import { MalformedResponseError } from '../errors';
+import { MalformedResponseError, NotSupportedError } from '../errors';
 import type { ApiHttp } from '../http/apiHttp';
 import type { TransferJob } from '../model';
 import { OpsRoutes } from '../v2/ops';
+import { StatusRoutes } from '../v2/status';
 import { parseBody } from '../v2/parse';
 import { hasWhitespace, plainAlias } from '../v2/plainAlias';
 import { TransferJobW } from '../v2/wire';
@@ -64,11 +65,30 @@ function transferJobOf(res: Parameters<typeof parseBody>[1], route: string): Tra
   return { jobId: t.jobId, system: t.system, workingDirectory: t.workingDirectory ?? undefined, outputLog: t.logs?.outputLog ?? undefined, errorLog: t.logs?.errorLog ?? undefined };
 }
 
+/** The staged transfer methods this client speaks. */
+const SPOKEN = ['s3'];
+
 /** `StagingRoutes` of API v2 with the S3 transfer method. */
 export class V2Staging implements StagingRoutes {
+  /** Each system's advertised method (`data_transfer.serviceType`), asked for once. */
+  private methods?: Promise<Map<string, string | undefined>>;
+
   constructor(private readonly http: ApiHttp) {}
 
+  /**
+   * Refuses in words, before anything is requested, a staged transfer on a system whose site moves
+   * large files by a method this client does not speak (`streamer`, `wormhole`).
+   */
+  private async checkMethod(system: string, direction: 'upload' | 'download', signal?: AbortSignal): Promise<void> {
+    this.methods ??= new StatusRoutes(this.http).systems({ signal }).then((list) => new Map(list.map((x) => [x.name, x.transferMethod])));
+    this.methods.catch(() => { this.methods = undefined; });
+    const method = (await this.methods.catch(() => undefined))?.get(system);
+    if (method === undefined || SPOKEN.includes(method)) return;
+    throw new NotSupportedError(`${system} moves files above its direct-transfer limit with the "${method}" method, which this extension does not speak yet (it speaks ${SPOKEN.join(', ')}): this ${direction} is too large to go directly. Smaller files move as usual.`);
+  }
+
   async startUpload(system: string, remotePath: string, fileSize: number, o: { account?: string; signal?: AbortSignal }): Promise<StagedUploadTicket> {
+    await this.checkMethod(system, 'upload', o.signal);
     const route = '/filesystem/{system}/transfer/upload';
     const json = { path: remotePath, account: o.account, transferDirectives: { transferMethod: 's3', fileSize } };
     const res = await this.http.request({ method: 'POST', route, params: { system }, json, expect: [201], call: { signal: o.signal } });
@@ -93,6 +113,7 @@ export class V2Staging implements StagingRoutes {
    * staged through a plain-named symlink (`plainAlias.ts`), removed by `release` once the job ends.
    */
   async startDownload(system: string, remotePath: string, o: { account?: string; signal?: AbortSignal }): Promise<StagedDownloadTicket> {
+    await this.checkMethod(system, 'download', o.signal);
     const alias = hasWhitespace(remotePath)
       ? await plainAlias(new OpsRoutes(this.http), system, remotePath, 'A staged download', { signal: o.signal, onReleaseError: (e) => this.http.logger.warn(`Removing the temporary symlink for the download of ${remotePath} failed: ${e instanceof Error ? e.message : String(e)}`) })
       : undefined;

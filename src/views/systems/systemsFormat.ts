@@ -1,6 +1,6 @@
 /** Words for the Systems tree (pure, no `vscode`). */
 import { loadDescription, type PartitionLoad } from './partitionLoad';
-import type { ComputeNode, Health, Partition, Reservation } from '../../core/model';
+import type { ComputeNode, Health, Partition, Reservation, System } from '../../core/model';
 
 export const MAINTENANCE_WARN_DAYS = 7;
 
@@ -33,6 +33,14 @@ export function healthTooltip(name: string, h: Health): string {
   const checked = h.lastChecked ?? h.services.find((s) => s.lastChecked)?.lastChecked;
   if (checked) lines.push(`\nlast checked ${checked.toLocaleString()}`);
   return lines.join('\n');
+}
+
+/** How large files move on a system (its staged transfer method), for the system's tooltip. */
+export function transferLine(s: Pick<System, 'transferMethod' | 'maxDirectTransferSize'>): string | undefined {
+  const direct = `${Math.round(s.maxDirectTransferSize / 1024)} KiB`;
+  if (!s.transferMethod) return undefined;
+  if (s.transferMethod === 's3' || s.transferMethod === 'xfer-external') return `Files up to ${direct} move directly; larger ones are staged (${s.transferMethod}).`;
+  return `$(warning) Files up to ${direct} move directly; this site stages larger ones with "${s.transferMethod}", which the extension does not speak yet.`;
 }
 
 /**

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { MaintenanceError, UnauthorizedError } from '../../core/errors';
 import type { ComputeNode, FileSystemInfo, Partition, Reservation, System } from '../../core/model';
 import { loadTooltip, type PartitionLoad } from './partitionLoad';
-import { healthIcon, healthTooltip, isMaintenanceSoon, nodeDescription, partitionDescription, reservationDescription, reservationTooltip } from './systemsFormat';
+import { healthIcon, healthTooltip, isMaintenanceSoon, nodeDescription, partitionDescription, reservationDescription, reservationTooltip, transferLine } from './systemsFormat';
 
 export type Category = 'partitions' | 'nodes' | 'reservations' | 'filesystems' | 'userinfo';
 
@@ -47,7 +47,7 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       item.description = n.system.health.status;
       const h = healthIcon(n.system.health);
       item.iconPath = icon(h.id, h.color);
-      item.tooltip = md(healthTooltip(n.system.name, n.system.health));
+      item.tooltip = md([healthTooltip(n.system.name, n.system.health), transferLine(n.system)].filter(Boolean).join('\n\n'));
       item.contextValue = `;system;health-${n.system.health.status};`;
       item.id = `s/${n.profile}/${n.system.name}`;
       return item;
