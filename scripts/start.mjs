@@ -12,7 +12,7 @@
 // parent is watched). Options: --web (always code-server), --port N, --scheduler auto|slurm|local,
 // --no-slurm, --no-build. FIRECREST_STATE_DIR: where the state goes (default .state).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -65,16 +65,23 @@ try {
   }
 
   mkdirSync(join(state, 'gateway'), { recursive: true });
-  const gw = spawn(process.execPath, ['dist/gateway.js', '--host', '127.0.0.1', '--port', opt('--gateway-port', '0'), '--scheduler', scheduler, '--state-dir', join(state, 'gateway')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // The gateway's request log (one line per request, with the client's request id) goes to a file
+  // that a bug report can quote.
+  const requestLog = join(state, 'gateway', 'requests.log');
+  const logFd = openSync(requestLog, 'a');
+  const gw = spawn(process.execPath, ['dist/gateway.js', '--host', '127.0.0.1', '--port', opt('--gateway-port', '0'), '--scheduler', scheduler, '--state-dir', join(state, 'gateway'), '--verbose'], { stdio: ['ignore', 'pipe', logFd] });
+  closeSync(logFd);
   cleanups.push(() => new Promise((r) => { if (gw.exitCode !== null) return r(); gw.once('exit', r); gw.kill('SIGTERM'); setTimeout(() => { gw.kill('SIGKILL'); r(); }, 10_000).unref(); }));
   const line = await new Promise((resolve, reject) => {
     const rl = createInterface({ input: gw.stdout });
     rl.once('line', resolve);
-    gw.once('exit', (c) => reject(new Error(`the gateway exited (code ${c})`)));
+    gw.once('exit', (c) => reject(new Error(`the gateway exited (code ${c}); its log: ${requestLog}`)));
   });
   gw.stdout.resume();
   const info = JSON.parse(line);
   say(`FirecREST gateway: ${info.v2} (scheduler ${info.scheduler ?? scheduler}, systems ${info.systems.join(', ')}, user ${info.user})`);
+  say(`request log: ${requestLog}`);
+  if (info.admin) say(`admin API (faults, settings, stats): ${info.admin} with the header "Authorization: Bearer ${info.adminToken}"`);
 
   const { seedDemoHome, writeBootstrap, DEMO_PROFILE, SIGN_IN_PROFILE } = await import('./lib/demo.mjs');
   const seeded = await seedDemoHome(info, (m) => say(m));

@@ -37,7 +37,8 @@ export function arrayInfo(id: string): JobArrayInfo | undefined {
   if (!m) return undefined;
   if (m[2] !== undefined) return { jobId: m[1], taskId: Number(m[2]), count: 1 };
   const count = countIndexes(m[3]);
-  return count === undefined ? undefined : { jobId: m[1], pending: m[3], count };
+  const throttle = /%(\d+)$/.exec(m[3])?.[1];
+  return count === undefined ? undefined : { jobId: m[1], pending: m[3], count, ...(throttle ? { throttle: Number(throttle) } : {}) };
 }
 
 const PLAIN_ID = /^\d{1,20}$/;
@@ -268,6 +269,8 @@ export interface ArrayCounts {
   /** Ended other than COMPLETED (failed, cancelled, timed out, ...). */
   failed: number;
   total: number;
+  /** The array's `%N` throttle, when its waiting tasks say it. */
+  throttle?: number;
 }
 
 /** The tasks' counts by state (a row of tasks not started counts for each of them). */
@@ -281,15 +284,16 @@ export function arrayCounts(tasks: readonly Job[]): ArrayCounts {
       if (t.stateClass !== 'completed') c.failed += n;
     } else if (t.stateClass === 'pending') c.pending += n;
     else c.running += n;
+    if (t.array?.throttle) c.throttle = t.array.throttle;
   }
   return c;
 }
 
-/** `12 running · 80 pending · 8 done (1 failed)`, leaving out what is zero. */
+/** `12 running · 80 pending (2 at a time) · 8 done (1 failed)`, leaving out what is zero. */
 export function describeCounts(c: ArrayCounts): string {
   const parts: string[] = [];
   if (c.running) parts.push(`${c.running} running`);
-  if (c.pending) parts.push(`${c.pending} pending`);
+  if (c.pending) parts.push(`${c.pending} pending${c.throttle ? ` (${c.throttle} at a time)` : ''}`);
   if (c.done) parts.push(`${c.done} done${c.failed ? ` (${c.failed} failed)` : ''}`);
   return parts.join(' · ') || 'no tasks';
 }

@@ -223,6 +223,8 @@ export interface JobArrayInfo {
   pending?: string;
   /** How many tasks this row stands for (1 for a task). */
   count: number;
+  /** The array's `%N` throttle, on the row of tasks not started yet: at most N run at once. */
+  throttle?: number;
 }
 
 export interface JobMetadata {

@@ -77,6 +77,14 @@ void describe('npm start', () => {
       npm.once('exit', (code) => reject(new Error(`npm start exited (${code}) before it was ready:\n${out.slice(-3000)}`)));
     });
     assert.ok(await answers(`${ready.gateway}/status/systems`), 'the gateway answers');
+    // Where to look: the admin API with its token, and the request log, which the request above reached.
+    const admin = /admin API \(faults, settings, stats\): (http:\/\/\S+) with the header "Authorization: Bearer ([\w-]+)"/.exec(out);
+    assert.ok(admin, out.slice(-3000));
+    const stats = await fetch(`${admin[1]}/stats`, { headers: { authorization: `Bearer ${admin[2]}` } });
+    assert.equal(stats.status, 200);
+    const log = /request log: (\S+)/.exec(out)?.[1];
+    assert.ok(log, 'the request log is named');
+    assert.match(readFileSync(log, 'utf8'), /GET \/v2\/status\/systems \d{3}/);
     assert.ok(await answers(ready.workbench), 'code-server answers');
     // The served VS Code has the extension installed (not loaded from a development path).
     assert.doesNotMatch(new URL(ready.workbench).searchParams.get('payload') ?? '', /extensionDevelopmentPath/);

@@ -161,8 +161,8 @@ describe('Jobs view (UI)', () => {
     // The parent sits among the running jobs with its tasks' counts, and opens (a task runs).
     const parent = body.locator('.monaco-list-row', { hasText: `${array} ui-array` }).first();
     await parent.waitFor({ timeout: 60_000 });
-    for (const deadline = Date.now() + 60_000; !/array · 2 running · 16 pending · 2 done/.test(await parent.innerText()); ) {
-      if (Date.now() > deadline) assert.match(await parent.innerText(), /array · 2 running · 16 pending · 2 done/);
+    for (const deadline = Date.now() + 60_000; !/array · 2 running · 16 pending \(2 at a time\) · 2 done/.test(await parent.innerText()); ) {
+      if (Date.now() > deadline) assert.match(await parent.innerText(), /array · 2 running · 16 pending \(2 at a time\) · 2 done/);
       await new Promise((r) => setTimeout(r, 2000));
       await runCommand(page, 'FirecREST: Refresh Jobs');
     }

@@ -18,7 +18,7 @@ function row(jobId: string, state: string, start: number | null, end: number | n
 void describe('job arrays', () => {
   void it('reads array ids and counts their indexes; refuses what no Slurm writes', () => {
     assert.deepEqual(arrayInfo('12_3'), { jobId: '12', taskId: 3, count: 1 });
-    assert.deepEqual(arrayInfo('12_[4-99%10]'), { jobId: '12', pending: '4-99%10', count: 96 });
+    assert.deepEqual(arrayInfo('12_[4-99%10]'), { jobId: '12', pending: '4-99%10', count: 96, throttle: 10 });
     assert.equal(countIndexes('0-20:5,30'), 6);
     assert.equal(arrayInfo('12'), undefined);
     assert.equal(arrayInfo('12_[a]'), undefined);
@@ -73,6 +73,8 @@ void describe('job arrays', () => {
     const c = arrayCounts(tasks);
     assert.deepEqual(c, { running: 1, pending: 7, done: 2, failed: 1, total: 10 });
     assert.equal(describeCounts(c), '1 running · 7 pending · 2 done (1 failed)');
+    // The `%N` throttle of the waiting tasks: how many run at once.
+    assert.equal(describeCounts(arrayCounts([row('13_0', 'RUNNING', 100), row('13_1', 'RUNNING', 100), row('13_[2-9%2]', 'PENDING', null)])), '2 running · 8 pending (2 at a time)');
     // (Listed out of index order, as servers do: still one parent.)
     const { jobs, arrays } = groupArrays([row('7', 'RUNNING', 90), tasks[2], tasks[0], tasks[3], tasks[1]]);
     assert.deepEqual(jobs.map((j) => j.id), ['7', '12']);
