@@ -70,5 +70,5 @@ export function target(): Target {
 
 /** The `skip` option for node:test / a reason for mocha: set when not on the local gateway. */
 export function gatewayOnly(): string | false {
-  return process.env.FIRECREST_GATEWAY ? false : 'needs the local gateway (fault switches / second user)';
+  return process.env.FIRECREST_GATEWAY ? false : 'needs the local gateway (its fault switches and admin API)';
 }
