@@ -44,6 +44,18 @@ void describe('compute routes', () => {
     assert.deepEqual(await c.accounting(S, { jobIds: [id], startTime: Math.floor(Date.now() / 1000) + 3600 }), []);
   });
 
+  void it('a script already on the cluster runs after another job: sent inline with the dependency, from its own folder', async () => {
+    const first = await c.submitJob(S, { name: 'core-dep-first', workingDirectory: dir, script: '#!/bin/bash\n#SBATCH --time=00:02:00\nsleep 2\n' });
+    await c.mkdir(S, `${dir}/scripts`);
+    await c.uploadSmall(S, `${dir}/scripts`, 'then.sh', new TextEncoder().encode('#!/bin/bash\n#SBATCH --time=00:01:00\n#SBATCH --job-name=core-dep-then\necho "ran in $PWD"\n'));
+    const then = await c.submitJob(S, { scriptPath: `${dir}/scripts/then.sh`, workingDirectory: '', dependency: `afterok:${first}` });
+    const md = await c.jobMetadata(S, then);
+    assert.match(md.script ?? '', new RegExp(`#SBATCH --dependency=afterok:${first}`));
+    const done = await c.waitForJob(S, then, { overallTimeoutMs: 180_000 });
+    assert.equal(done.stateClass, 'completed', done.state);
+    assert.equal(dec(await c.downloadSmall(S, `${dir}/scripts/slurm-${then}.out`)), `ran in ${dir}/scripts\n`);
+  });
+
   void it('cancel a running job; attach runs inside its allocation', async () => {
     const id = await c.submitJob(S, { name: 'core-sleep', workingDirectory: dir, script: '#!/bin/bash\n#SBATCH --time=00:05:00\nsleep 120\n' });
     for (let i = 0; i < 100; i++) {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
-import { CancelledError, FirecrestError, InvalidInputError, NotFoundError, NotSupportedError, type FirecrestClient, type Progress, type V1Extras } from '../../src/core/index';
+import { CancelledError, FirecrestError, InvalidInputError, NotFoundError, type FirecrestClient, type Progress, type V1Extras } from '../../src/core/index';
 import { reservationSlot } from '../support/reservationSlot';
 import { client, dec, enc, scratchDir, t } from './support';
 
@@ -74,7 +74,13 @@ void describe('v1 compute and tasks', { skip: t.apiVersion !== 'v1' ? 'runs with
     await c.cancelJob(S, id);
     const end = await c.waitForJob(S, id, { overallTimeoutMs: 60_000 });
     assert.equal(end.stateClass, 'cancelled', end.state);
-    await assert.rejects(c.submitJob(S, { scriptPath: `${dir}/sleep.sh`, workingDirectory: dir, partition: 'debug' }), NotSupportedError);
+    // Options that jobs/path cannot carry: the script on the cluster is read and sent inline with them.
+    const after = await c.submitJob(S, { scriptPath: `${dir}/sleep.sh`, workingDirectory: dir, partition: 'debug', dependency: `afterany:${id}` });
+    try {
+      assert.equal((await c.job(S, after)).partition, 'debug');
+    } finally {
+      await c.cancelJob(S, after).catch(() => undefined);
+    }
   });
 
   void it('an unknown job is NotFoundError; a failed task carries its error; abort cancels the poll', async () => {

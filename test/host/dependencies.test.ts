@@ -94,6 +94,23 @@ describe('Dependencies (Run after…)', function () {
     }
   });
 
+  it('runs a script already on the cluster (firecrest://) after another job', async function () {
+    this.timeout(180_000);
+    const partition = await testPartition(client, t.system);
+    const first = await client.submitJob(t.system, { script: '#!/bin/bash\nsleep 300\n', workingDirectory: jobs!.path, name: `fc-deps-first2-${tag}`, partition });
+    running.push(first);
+    const remote = vscode.Uri.from({ scheme: 'firecrest', authority: `${PROFILE}@${t.system}`, path: `${jobs!.path}/remote-${tag}.sh` });
+    await vscode.workspace.fs.writeFile(remote, new TextEncoder().encode(`#!/bin/bash\n#SBATCH --partition=${partition}\n#SBATCH --job-name=fc-deps-remote-${tag}\n#SBATCH --time=00:01:00\necho done\n`));
+    const then = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { uri: remote, profile: PROFILE, system: t.system, workingDirectory: jobs!.path, dependency: `afterok:${first}` });
+    assert.ok(then?.jobId, 'submitted');
+    running.push(then.jobId);
+    await waitFor('the job from the cluster waiting for the first', async () => {
+      await vscode.commands.executeCommand('firecrest.jobs.refresh');
+      const r = await row(then.jobId);
+      return r && new RegExp(`^Dependency · waits for ${first}`).test(r.description ?? '') ? r : undefined;
+    }, 90_000);
+  });
+
   it('refuses a dependency that is not Slurm syntax before submitting anything', async () => {
     const file = join(dir, `bad-${tag}.sh`);
     writeFileSync(file, '#!/bin/bash\necho never\n');

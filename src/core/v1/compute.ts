@@ -23,6 +23,11 @@ function records(data: unknown): Record<string, unknown>[] {
   return values.filter((v): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v));
 }
 
+/** Whether a submission asks for what `jobs/path` cannot carry (anything but its name). */
+export function hasOverrides(job: JobSubmission): boolean {
+  return directives({ ...job, name: undefined }).length > 0;
+}
+
 /** `--opt=value` lines for what v1's submit has no field for (inline scripts only). */
 function directives(job: JobSubmission): string[] {
   const d: [string, string | undefined][] = [

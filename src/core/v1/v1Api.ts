@@ -1,4 +1,5 @@
 /** `FirecrestApi` over API v1 (§2, §4.2), plus the v1-only operations of `V1Extras`. */
+import { posix } from 'node:path';
 import type {
   AccountingQuery, CallOptions, Capabilities, CompressOptions, FirecrestApi, HeadTailOptions, JobListOptions, ListOptions,
   MoveCopyOptions, TransferOptions, V1Extras, V1InternalTransferKind, V1InternalTransferOptions, V1ReservationRequest, V1TaskInfo, WaitOptions,
@@ -8,7 +9,7 @@ import type { ApiHttp } from '../http/apiHttp';
 import type { S3Http } from '../transfer/s3Http';
 import { sleep } from '../http/sleep';
 import type { Checksum, ComputeNode, FileContent, FileEntry, FileStat, Job, JobMetadata, JobSubmission, Partition, Reservation, System, TransferJob, UserInfo } from '../model';
-import { ComputeRoutes } from './compute';
+import { ComputeRoutes, hasOverrides } from './compute';
 import { RecentJobs } from './recentJobs';
 import { ReservationRoutes } from './reservations';
 import { V1Staging } from './staging';
@@ -164,7 +165,17 @@ export class V1Api implements FirecrestApi, V1Extras {
     return this.fallback(system, 'extract', { sourcePath: source, targetPath: targetDir, type }, o, () => this.util.extract(system, source, targetDir, { ...o, type }));
   }
 
-  async submitJob(system: string, job: JobSubmission, o?: CallOptions): Promise<string> {
+  /**
+   * `jobs/path` takes no options: a script already on the cluster submitted with some (a
+   * dependency, a partition...) is read and sent inline with them, run from its own folder unless
+   * the submission names another.
+   */
+  async submitJob(system: string, submission: JobSubmission, o?: CallOptions): Promise<string> {
+    let job = submission;
+    if (job.script === undefined && job.scriptPath && hasOverrides(job)) {
+      const { scriptPath, ...rest } = job;
+      job = { ...rest, script: new TextDecoder().decode(await this.util.download(system, scriptPath, o)), workingDirectory: job.workingDirectory || posix.dirname(scriptPath) };
+    }
     const id = await this.compute.submit(system, job, o);
     this.recent.noteSubmitted(system, id);
     return id;

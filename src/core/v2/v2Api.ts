@@ -1,5 +1,6 @@
 /** `FirecrestApi` over API v2: the routers of §3 plus the official client's blocking behaviours. */
 import { randomBytes } from 'node:crypto';
+import { posix } from 'node:path';
 import type {
   AccountingQuery,
   CallOptions,
@@ -24,6 +25,7 @@ import { TransferRoutes } from './transfer';
 import { JobWaiter } from './wait';
 import { createEmptyFile } from '../emptyFile';
 import { withJobId } from '../jobArrays';
+import { checkDependency } from '../jobScript';
 
 /** The ops command hit the server's per-command timeout: the job-backed route takes over (§4.3). */
 function isRemoteTimeout(e: unknown, alsoExit124: boolean): boolean {
@@ -164,7 +166,8 @@ export class V2Api implements FirecrestApi {
    * job: it is looked for by its exact script before a failure is reported, so that the user never
    * submits it twice.
    */
-  async submitJob(system: string, job: JobSubmission, o: CallOptions = {}): Promise<string> {
+  async submitJob(system: string, submission: JobSubmission, o: CallOptions = {}): Promise<string> {
+    const job = await this.inlineForDependency(system, submission, o);
     const sentAt = Date.now();
     try {
       return await this.compute.submit(system, job, o);
@@ -181,6 +184,19 @@ export class V2Api implements FirecrestApi {
       throw e;
     }
   }
+  /**
+   * v2 has no dependency field: it goes into the script as an `#SBATCH --dependency` line. A script
+   * already on the cluster is read and sent inline with it, run from its own folder (unless the
+   * submission names another), as sbatch of the file would.
+   */
+  private async inlineForDependency(system: string, job: JobSubmission, o: CallOptions): Promise<JobSubmission> {
+    if (job.dependency === undefined || job.script !== undefined || !job.scriptPath) return job;
+    checkDependency(job.dependency);
+    const text = new TextDecoder().decode(await this.ops.download(system, job.scriptPath, o));
+    const { scriptPath, ...rest } = job;
+    return { ...rest, script: text, workingDirectory: job.workingDirectory || posix.dirname(scriptPath) };
+  }
+
   jobs(system: string, o?: JobListOptions): Promise<Job[]> { return this.compute.jobs(system, o); }
   job(system: string, jobId: string, o?: CallOptions): Promise<Job> { return withJobId(jobId, (id) => this.compute.job(system, id, o)); }
   jobMetadata(system: string, jobId: string, o?: CallOptions): Promise<JobMetadata> { return withJobId(jobId, (id) => this.compute.metadata(system, id, o)); }
