@@ -212,3 +212,10 @@ export function jobMarkdownTable(job: Job, system: string): string {
   for (const [k, v] of rows) if (v !== undefined && v !== '') lines.push(`| ${k} | ${escapeCell(String(v))} |`);
   return lines.join('\n');
 }
+
+/** A job's state for a person: `CANCELLED by 1001` names the user when it is them ("by you"). */
+export function stateInWords(j: Job, me?: { id: string; name: string }): string {
+  const by = /^(\S+) by (\d+)$/.exec(j.state);
+  if (!by) return j.state;
+  return `${by[1]} by ${me && String(me.id) === by[2] ? `you (${me.name})` : `user ${by[2]}`}`;
+}

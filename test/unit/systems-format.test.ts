@@ -10,3 +10,13 @@ void describe('transfer method line', () => {
     assert.equal(transferLine({ maxDirectTransferSize: 1 << 20 }), undefined);
   });
 });
+
+void describe('job state in words', () => {
+  void it('names the user for a uid the server gives', async () => {
+    const { stateInWords } = await import('../../src/common/jobFormat');
+    const job = (state: string) => ({ id: '1', name: 'n', state, stateClass: 'cancelled', isFinal: true }) as Parameters<typeof stateInWords>[0];
+    assert.equal(stateInWords(job('CANCELLED by 1001'), { id: '1001', name: 'alice' }), 'CANCELLED by you (alice)');
+    assert.equal(stateInWords(job('CANCELLED by 1002'), { id: '1001', name: 'alice' }), 'CANCELLED by user 1002');
+    assert.equal(stateInWords(job('COMPLETED')), 'COMPLETED');
+  });
+});

@@ -4,7 +4,9 @@
  */
 import * as vscode from 'vscode';
 import type { FirecrestApi } from '../../core/api';
+import { arrayCounts, describeCounts, groupArrays } from '../../core/jobArrays';
 import type { Reservation } from '../../core/model';
+import { stateInWords } from '../../common/jobFormat';
 
 const SCHEDULER_DEFAULT = '(scheduler default)';
 
@@ -93,10 +95,17 @@ export async function askDependency(client: FirecrestApi, system: string): Promi
   const none = { label: '$(debug-start) Start when resources are free', description: 'no dependency', id: '' };
   let jobs: { label: string; description: string; id: string }[] = [];
   try {
-    const listed = await client.jobs(system);
+    const [listing, me] = await Promise.all([client.jobs(system), client.userInfo(system).catch(() => undefined)]);
+    // An array is one choice (its id waits for every task), its tasks' counts beside it.
+    const { jobs: listed, arrays } = groupArrays(listing);
     const open = listed.filter((j) => !j.isFinal);
     const recent = listed.filter((j) => j.isFinal).sort((a, b) => (b.endTime ?? 0) - (a.endTime ?? 0)).slice(0, 5);
-    jobs = [...open, ...recent].map((j) => ({ label: `$(clock) Run after ${j.id} ${j.name}`, description: j.state, id: j.id }));
+    jobs = [...open, ...recent].map((j) => {
+      const tasks = arrays.get(j.id);
+      return tasks
+        ? { label: `$(layers) Run after array ${j.id} ${j.name} (all its tasks)`, description: describeCounts(arrayCounts(tasks)), id: j.id }
+        : { label: `$(clock) Run after ${j.id} ${j.name}`, description: stateInWords(j, me?.user), id: j.id };
+    });
   } catch {
     // No listing: only "no dependency" is offered (a dependency can still be written in the script).
   }
@@ -111,3 +120,4 @@ export async function askDependency(client: FirecrestApi, system: string): Promi
   ], { title: `Submit Job: run after ${pick.id}`, ignoreFocusOut: true });
   return when ? `${when.value}:${pick.id}` : null;
 }
+
