@@ -82,7 +82,7 @@ describe('remote files (firecrest:// file system)', function () {
 
   it('a save is one direct upload and its check: no batch job, no move', async function () {
     const stats = statsOf(t.gateway);
-    if (!stats) this.skip();
+    if (!stats) return skipBecause(this, 'needs the local gateway\'s request counts');
     const f = at('no-job.txt');
     await write(f, enc.encode('first'));
     await stats.reset();
@@ -223,7 +223,7 @@ describe('remote files (firecrest:// file system)', function () {
     ['the upload', 'upload'],
   ] as const) {
     it(`keeps the old content and the editor dirty when ${what} fails during a save`, async function () {
-      if (gatewayOnly()) return this.skip();
+      if (gatewayOnly()) return skipBecause(this, gatewayOnly() || undefined);
       const file = at(`save-${what.split(' ')[1]}.txt`);
       await write(file, enc.encode('old content\n'));
       const doc = await vscode.workspace.openTextDocument(file);

@@ -8,6 +8,7 @@ import type { SnapshotNode } from '../../src/views/treeSnapshot';
 import { target } from '../support/target';
 import { extensionApi, waitFor } from './support/extension';
 import { jobsFolder } from '../support/jobsFolder';
+import { skipBecause } from './support/apiVersion';
 
 const BEFORE = 'v1-recent-before';
 const AFTER = 'v1-recent-after';
@@ -43,7 +44,7 @@ describe('Jobs view on API v1: jobs that finished before the connection was adde
   const remove = (name: string) => vscode.commands.executeCommand('firecrest.removeConnection', { name, confirmed: true });
 
   before(function () {
-    if (t.apiVersion !== 'v1') this.skip();
+    skipBecause(this, t.apiVersion !== 'v1' ? 'runs with API v1' : undefined);
   });
 
   after(async () => {

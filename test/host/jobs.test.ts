@@ -486,7 +486,7 @@ describe('Jobs view and job commands', function () {
   });
 
   it('backs off after 429s and says so in the view description', async function () {
-    if (gatewayOnly()) this.skip();
+    skipBecause(this, gatewayOnly() || undefined);
     const gw = t.gateway!;
     const put = await fetch(`${gw.admin!.replace(/\/+$/, '')}/faults`, {
       method: 'PUT',
@@ -511,7 +511,7 @@ describe('Jobs view and job commands', function () {
   });
 
   it('shows a failing listing as an error node with Retry', async function () {
-    if (gatewayOnly()) this.skip();
+    skipBecause(this, gatewayOnly() || undefined);
     const gw = t.gateway!;
     const put = await fetch(`${gw.admin!.replace(/\/+$/, '')}/faults`, {
       method: 'PUT',

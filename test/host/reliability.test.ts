@@ -16,6 +16,7 @@ import { freePort, OwnGateway } from '../reliability/ownGateway';
 import { gatewayOnly, target } from '../support/target';
 import { EXTENSION_ID, extensionApi, waitFor } from './support/extension';
 import { jobsFolder } from '../support/jobsFolder';
+import { skipBecause } from './support/apiVersion';
 
 interface JobsSnap { visible: boolean; description?: string; tree: SnapshotNode[] }
 const jobsTree = async () => await vscode.commands.executeCommand<JobsSnap>('firecrest.test.jobsTree');
@@ -35,7 +36,7 @@ describe('Reliability: token expiry and gateway restart', function () {
   const t = target();
 
   before(async function () {
-    if (gatewayOnly()) this.skip();
+    skipBecause(this, gatewayOnly() || undefined);
     await extensionApi();
   });
 
@@ -47,7 +48,7 @@ describe('Reliability: token expiry and gateway restart', function () {
     let jobs: { path: string; remove: () => Promise<void> } | undefined;
 
     before(async function () {
-      if (gatewayOnly()) this.skip();
+      skipBecause(this, gatewayOnly() || undefined);
       admin = { admin: t.gateway!.admin!, adminToken: t.gateway!.adminToken! };
       const api = await extensionApi();
       await vscode.commands.executeCommand('firecrest.addConnection', {
@@ -121,7 +122,7 @@ describe('Reliability: token expiry and gateway restart', function () {
     let gw: OwnGateway;
 
     before(async function () {
-      if (gatewayOnly()) this.skip();
+      skipBecause(this, gatewayOnly() || undefined);
       this.timeout(120_000);
       const ext = vscode.extensions.getExtension(EXTENSION_ID);
       gw = new OwnGateway(await freePort(), {}, join(ext!.extensionPath, 'dist', 'gateway.js'), process.env.FIRECREST_TEST_NODE ?? 'node');

@@ -15,6 +15,7 @@ import type { FirecrestUri } from '../../src/core/uri';
 import { gatewayOnly, target } from '../support/target';
 import { breakUpload, clearFaults, setSettings } from './fs-gateway';
 import { connectWithScratchFolder, vscodeUri } from './support/scratch';
+import { skipBecause } from './support/apiVersion';
 
 const PROFILE = 'resume-dead-job-test';
 const MiB = 1024 * 1024;
@@ -38,7 +39,7 @@ describe('Resume Interrupted Upload… after its transfer job ended', function (
   let local: string;
 
   before(async function () {
-    if (gatewayOnly()) this.skip();
+    skipBecause(this, gatewayOnly() || undefined);
     ({ client, base } = await connectWithScratchFolder(PROFILE, 'resume-dead'));
     local = mkdtempSync(join(tmpdir(), 'f7t-resume-dead-'));
     await setSettings(t.gateway, { maxPartSize: MiB });

@@ -297,7 +297,7 @@ describe('Batch scripts (#SBATCH): diagnostics, quick fixes, completion, hover',
 
   it('a folder setting wins over the user setting for scripts in that folder', async function () {
     const folder = vscode.workspace.workspaceFolders?.[0];
-    if (!folder || folder.uri.scheme !== 'file') return this.skip();
+    if (!folder || folder.uri.scheme !== 'file') return skipBecause(this, 'needs a local workspace folder');
     const config = (uri?: vscode.Uri) => vscode.workspace.getConfiguration('firecrest', uri);
     await config().update('sbatch.system', `nobody-signed-in/${t.system}`, vscode.ConfigurationTarget.Global);
     await config(folder.uri).update('sbatch.system', `${PROFILE}/${t.system}`, vscode.ConfigurationTarget.WorkspaceFolder);

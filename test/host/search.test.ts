@@ -12,6 +12,7 @@ import type { SearchViewSnapshot } from '../../src/search/resultsView';
 import { connectWithScratchFolder, vscodeUri } from './support/scratch';
 import { gatewayOnly, target } from '../support/target';
 import { clearFaults, setFault } from './fs-gateway';
+import { skipBecause } from './support/apiVersion';
 
 const PROFILE = 'search-test';
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -75,7 +76,7 @@ describe('Search on Cluster', function () {
   });
 
   it('a new search cancels the running one; its job is cancelled and leaves no file', async function () {
-    if (gatewayOnly()) this.skip();
+    skipBecause(this, gatewayOnly() || undefined);
     // The first search's first read of its output (v2 view, v1 download) is held at the gateway
     // until the second search cancels it (2 minutes at most), so that it is still running,
     // whatever the scheduler's pace, when the second starts (CI40: finding the first job took

@@ -10,6 +10,7 @@ import { adminCall, type AdminTarget } from '../reliability/admin';
 import { IdpBrowser } from '../support/idpBrowser';
 import { target } from '../support/target';
 import { extensionApi, firecrestLogText, waitFor } from './support/extension';
+import { skipBecause } from './support/apiVersion';
 
 const PROFILE = 'oidc-test';
 /** How long the session of listings and saves lasts (the issue's 5 minutes; shorter with the variable). */
@@ -23,7 +24,7 @@ describe('Sign in as a person (OpenID Connect)', function () {
   this.timeout(SESSION_MS + 180_000);
 
   before(async function () {
-    if (!g?.issuer || !g.admin || !g.adminToken) this.skip();
+    if (!g?.issuer || !g.admin || !g.adminToken) return skipBecause(this, 'needs the local gateway\'s identity provider and admin API');
     admin = { admin: g.admin, adminToken: g.adminToken };
     lifetime = ((await adminCall(admin, 'GET', '/settings')) as { tokenLifetimeSeconds: number }).tokenLifetimeSeconds;
     await adminCall(admin, 'PUT', '/settings', { tokenLifetimeSeconds: 60 });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../src/core/client';
 import { target } from '../support/target';
-import { testPartition } from './support/apiVersion';
+import { testPartition, skipBecause } from './support/apiVersion';
 import { addTestConnection } from './support/extension';
 
 const PROFILE = 'sync-test';
@@ -57,7 +57,7 @@ describe('Sync and submit a local project', function () {
   });
 
   it('maps the folder, syncs and submits its script there, and fetches what the job wrote', async function () {
-    if (!workspace) this.skip();
+    if (!workspace) return skipBecause(this, 'needs a local workspace folder');
     this.timeout(240_000);
     const remote = `firecrest://${PROFILE}@${t.system}${remoteDir}`;
     const mapped = await vscode.commands.executeCommand<{ local: string; remote: string } | undefined>('firecrest.sync.mapFolder', { local: project, remote, create: true });

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { SnapshotNode } from '../../src/views/treeSnapshot';
 import { gatewayOnly, target, type GatewayInfo } from '../support/target';
-import { routesOf } from './support/apiVersion';
+import { routesOf, skipBecause } from './support/apiVersion';
 import { extensionApi, waitFor } from './support/extension';
 
 const PROFILE = 'systems-test';
@@ -69,7 +69,7 @@ describe('Systems view', function () {
   });
 
   it('shows the maint reservation with a maintenance warning', async function () {
-    if (gatewayOnly()) this.skip();
+    skipBecause(this, gatewayOnly() || undefined);
     const sys = await systemNode(t.system);
     const res = child(sys, 'Reservations')?.children ?? [];
     const maint = res.find((r) => r.label === 'maint');
@@ -93,7 +93,7 @@ describe('Systems view', function () {
   });
 
   it('turns a failing call into an error node with Retry, and Retry brings the data back', async function () {
-    if (gatewayOnly()) this.skip();
+    skipBecause(this, gatewayOnly() || undefined);
     const gw = t.gateway!;
     // More failures than the client's own retries, so the failure reaches the tree.
     await admin(gw, 'PUT', '/faults', { error: { next: 50, statuses: [500], match: routesOf(t).partitions } });

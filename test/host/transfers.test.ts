@@ -20,6 +20,7 @@ import type { TransfersStatusBar } from '../../src/webviews/transfers/statusBar'
 import type { TransfersPanel } from '../../src/webviews/transfers/transfersPanel';
 import { gatewayOnly, target, type GatewayInfo } from '../support/target';
 import { nextEvent, waitFor } from './support/extension';
+import { skipBecause } from './support/apiVersion';
 
 const PROFILE = 'transfers-test';
 const MiB = 1024 * 1024;
@@ -184,7 +185,7 @@ describe('Transfer Centre', function () {
   });
 
   it('cancels a running upload, then Retry runs it again to a verified end', async function () {
-    if (gatewayOnly()) this.skip();
+    skipBecause(this, gatewayOnly() || undefined);
     const data = randomBytes(4 * MiB + 3);
     const file = join(local, 'centre-cancel.bin');
     writeFileSync(file, data);
@@ -217,7 +218,7 @@ describe('Transfer Centre', function () {
   });
 
   it('resumes an upload broken by dropped part PUTs from the parts already sent', async function () {
-    if (gatewayOnly()) this.skip();
+    skipBecause(this, gatewayOnly() || undefined);
     const data = randomBytes(12 * MiB + 5);
     const file = join(local, 'centre-resume.bin');
     writeFileSync(file, data);

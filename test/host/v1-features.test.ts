@@ -15,6 +15,7 @@ import { FirecrestUri } from '../../src/core/uri';
 import { target } from '../support/target';
 import { localTime, reservationSlot } from '../support/reservationSlot';
 import { EXTENSION_ID, extensionApi, firecrestLogText, waitFor } from './support/extension';
+import { skipBecause } from './support/apiVersion';
 
 const PROFILE = 'v1-features-test';
 
@@ -59,7 +60,7 @@ describe('API v1 features', function () {
   const scontrol = (name: string) => execFileSync('scontrol', ['show', 'reservation', name], { encoding: 'utf8' });
 
   before(async function () {
-    if (!v1Url) return this.skip();
+    if (!v1Url) return skipBecause(this, 'needs an API v1 URL (the local gateway\'s, or FIRECREST_API_VERSION=v1)');
     api = await extensionApi();
     const added = await vscode.commands.executeCommand<{ name: string }>('firecrest.addConnection', {
       name: PROFILE, url: v1Url, apiVersion: 'v1', tokenUrl: t.tokenUrl, clientId: t.clientId, clientSecret: t.clientSecret, defaultSystem: t.system,

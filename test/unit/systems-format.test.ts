@@ -1,6 +1,7 @@
 /** The system tooltip's line on how large files move (issue 40: sites without S3). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { stateInWords } from '../../src/common/jobFormat';
 import { transferLine } from '../../src/views/systems/systemsFormat';
 
 void describe('transfer method line', () => {
@@ -12,8 +13,7 @@ void describe('transfer method line', () => {
 });
 
 void describe('job state in words', () => {
-  void it('names the user for a uid the server gives', async () => {
-    const { stateInWords } = await import('../../src/common/jobFormat');
+  void it('names the user for a uid the server gives', () => {
     const job = (state: string) => ({ id: '1', name: 'n', state, stateClass: 'cancelled', isFinal: true }) as Parameters<typeof stateInWords>[0];
     assert.equal(stateInWords(job('CANCELLED by 1001'), { id: '1001', name: 'alice' }), 'CANCELLED by you (alice)');
     assert.equal(stateInWords(job('CANCELLED by 1002'), { id: '1001', name: 'alice' }), 'CANCELLED by user 1002');
