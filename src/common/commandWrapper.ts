@@ -25,6 +25,9 @@ export function registerCommand(id: string, log: Log, handler: CommandHandler): 
 export function reportError(log: Log, context: string, e: unknown): void {
   const message = e instanceof Error ? e.message : String(e);
   log.error(`${context}: ${message}`);
+  // What the server said in its own words (the message is ours), for a bug report.
+  const said = (e as { causedBy?: unknown }).causedBy;
+  if (Array.isArray(said) && said.length) log.info(`${context}: the server said: ${said.join(' | ')}`);
   if (e instanceof Error && e.stack) log.debug(e.stack);
   const showLog = vscode.l10n.t('Show Log');
   void vscode.window.showErrorMessage(message, showLog).then((pick) => {

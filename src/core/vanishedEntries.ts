@@ -9,7 +9,9 @@ import { sleep } from './http/sleep';
 /** Whether `e` is that failure: every path it names lies below the folder asked for. */
 function vanishedWhileListed(e: unknown, dir: string): boolean {
   if (!(e instanceof FirecrestError) || e instanceof CancelledError) return false;
-  const named = [...e.message.matchAll(/cannot access '([^']+)'/g)].map((m) => m[1]);
+  // The server's own text: the message, or (put in words) its causedBy.
+  const said = [e.message, ...(e.causedBy ?? [])].join('\n');
+  const named = [...said.matchAll(/cannot access '([^']+)'/g)].map((m) => m[1]);
   const base = dir.replace(/\/+$/, '');
   return named.length > 0 && named.every((p) => p.startsWith(`${base}/`));
 }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../src/core/client';
 import { FirecrestUri } from '../../src/core/uri';
+import { extensionApi, firecrestLogText, waitFor } from './support/extension';
 import { connectWithScratchFolder } from './support/scratch';
 import { target } from '../support/target';
 
@@ -28,6 +29,27 @@ describe('remote file commands', () => {
   after(async () => {
     if (base) await vscode.workspace.fs.delete(uri(base), { recursive: true }).then(undefined, () => undefined);
     await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
+  });
+
+  it('Open Remote Folder refuses in words a folder that is missing or unreadable, and adds nothing (#41 item 3)', async () => {
+    const api = await extensionApi();
+    const locked = base.joinPath('locked');
+    await vscode.workspace.fs.createDirectory(uri(locked));
+    await client.chmod(t.system, locked.path, '000');
+    try {
+      const folders = vscode.workspace.workspaceFolders?.length ?? 0;
+      const mark = firecrestLogText(api).length;
+      await vscode.commands.executeCommand('firecrest.openRemoteFolder', { system: t.system, path: locked.path, profile: PROFILE });
+      await vscode.commands.executeCommand('firecrest.openRemoteFolder', { system: t.system, path: `${base.path}/no-such-folder`, profile: PROFILE });
+      const log = await waitFor('both refusals in the log', () => {
+        const text = firecrestLogText(api).slice(mark);
+        return /You may not read .*locked on .* \(permission denied\)/.test(text) && /There is no folder .*no-such-folder on /.test(text) ? text : undefined;
+      });
+      assert.doesNotMatch(log, /firecrest\.openRemoteFolder: .*Remote process failed/, 'no raw server text as the message');
+      assert.equal(vscode.workspace.workspaceFolders?.length ?? 0, folders, 'nothing was added');
+    } finally {
+      await client.chmod(t.system, locked.path, '755');
+    }
   });
 
   it('registers every file command', async () => {

@@ -110,6 +110,19 @@ void describe('error mapping', () => {
     assert.ok(q instanceof InvalidInputError, String(q));
     assert.match(q.message, /cannot handle ' in file names/);
   });
+  void it("says upstream v2's remote-process failures in words, the server's text kept for the log", () => {
+    const raw = "Remote process failed with exit status:2 and error message:ls: cannot access '/home/alice/gone': No such file or directory";
+    const n = errorFromResponse({ status: 404, route: 'GET /filesystem/{system}/ops/ls', headers: {}, body: JSON.stringify({ message: raw }) });
+    assert.ok(n instanceof NotFoundError);
+    assert.equal(n.message, 'No such file or folder: /home/alice/gone');
+    assert.deepEqual(n.causedBy, [raw]);
+    const p = errorFromResponse({ status: 403, route: 'GET /filesystem/{system}/ops/ls', headers: {}, body: JSON.stringify({ message: "Remote process failed with exit status:2 and error message:ls: cannot open directory '/root': Permission denied" }) });
+    assert.ok(p instanceof PermissionDeniedError);
+    assert.equal(p.message, 'Permission denied: /root');
+    // A time-out keeps its exit status (the client falls back to a transfer job on 124).
+    const slow = errorFromResponse({ status: 500, route: 'DELETE /filesystem/{system}/ops/rm', headers: {}, body: JSON.stringify({ message: 'Remote process failed with exit status:124 and error message:' }) });
+    assert.match(slow.message, /exit status:124/);
+  });
   void it('reads the v1 body (description + error)', () => {
     const e = errorFromResponse({ status: 401, route: 'GET /utilities/ls', headers: {}, body: '{"description": "JWT token has expired"}' });
     assert.ok(e instanceof UnauthorizedError);

@@ -26,6 +26,13 @@ void describe('listingSettled', () => {
     assert.equal(l.calls(), 6);
   });
 
+  void it("reads the server's text where the message is in words (causedBy)", async () => {
+    const worded = new NotFoundError('No such file or folder: /d/a', { causedBy: [vanished('/d/a').message] });
+    const f = flaky([worded]);
+    assert.equal(await listingSettled(f.list, '/d'), 'ok');
+    assert.equal(f.calls(), 2);
+  });
+
   void it('gives up once the time budget is spent', async () => {
     let t = 0;
     const l = flaky([vanished('/d/a'), vanished('/d/b'), vanished('/d/c')]);

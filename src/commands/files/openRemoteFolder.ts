@@ -54,9 +54,17 @@ export function registerOpenRemoteFolder(connections: ConnectionService, log: Lo
 
 async function openFolder(connections: ConnectionService, ref: FirecrestUri, newWindow: boolean): Promise<void> {
   const uri = toVscodeUri(ref);
-  // Fail here, with the server's reason, rather than as an empty folder in the Explorer.
-  const st = await vscode.workspace.fs.stat(uri);
-  if (!(st.type & vscode.FileType.Directory)) throw new Error(vscode.l10n.t('{0} is not a folder', ref.path));
+  // Fail here, in words, rather than as an empty folder in the Explorer: a folder must exist and
+  // be readable (a stat of /root succeeds; listing it does not).
+  try {
+    const st = await vscode.workspace.fs.stat(uri);
+    if (!(st.type & vscode.FileType.Directory)) throw new Error(vscode.l10n.t('{0} on {1} is a file, not a folder.', ref.path, ref.system));
+    await vscode.workspace.fs.readDirectory(uri);
+  } catch (e) {
+    if (e instanceof vscode.FileSystemError && e.code === 'FileNotFound') throw new Error(vscode.l10n.t('There is no folder {0} on {1}.', ref.path, ref.system), { cause: e });
+    if (e instanceof vscode.FileSystemError && e.code === 'NoPermissions') throw new Error(vscode.l10n.t('You may not read {0} on {1} (permission denied).', ref.path, ref.system), { cause: e });
+    throw e;
+  }
   if (newWindow) {
     await vscode.commands.executeCommand('vscode.openFolder', uri, { forceNewWindow: true });
     return;

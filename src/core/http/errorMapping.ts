@@ -165,5 +165,23 @@ function errorOf(res: ErrorResponse): FirecrestError {
   }
   const cls = classForStatus(res.status);
   if (cls === InvalidInputError) return new InvalidInputError(message, { ...details, causedBy, user, fields: fieldsOf(b.data) });
+  const plain = inWords(message, cls);
+  if (plain) return new cls(plain, { ...details, causedBy: [message, ...(causedBy ?? [])], user });
   return new cls(message, { ...details, causedBy, user });
+}
+
+/**
+ * Upstream v2's "Remote process failed with exit status:2 and error message:ls: cannot access
+ * '/x': No such file or directory" in words ("No such file or folder: /x"); the server's text
+ * stays in `causedBy`, for the log.
+ */
+function inWords(message: string, cls: ErrorClass): string | undefined {
+  const m = /^Remote process failed with exit status:\d+(?: and error message:)?\s*([\s\S]*)$/.exec(message);
+  if (!m) return undefined;
+  const tool = m[1].trim();
+  const path = /'([^']+)'/.exec(tool)?.[1] ?? /: (\/[^:]+):/.exec(tool)?.[1];
+  if (cls === NotFoundError) return path ? `No such file or folder: ${path}` : 'No such file or folder';
+  if (cls === PermissionDeniedError) return path ? `Permission denied: ${path}` : 'Permission denied';
+  // Other failures keep the server's text: its exit status tells a time-out (124) from the rest.
+  return undefined;
 }
