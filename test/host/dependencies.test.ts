@@ -13,7 +13,7 @@ import type { FirecrestClient } from '../../src/core/client';
 import type { SnapshotNode } from '../../src/views/treeSnapshot';
 import { target } from '../support/target';
 import { testPartition } from './support/apiVersion';
-import { addTestConnection, waitFor } from './support/extension';
+import { addTestConnection, extensionApi, firecrestLogText, waitFor } from './support/extension';
 import { jobsFolder } from '../support/jobsFolder';
 
 const PROFILE = 'deps-test';
@@ -109,6 +109,17 @@ describe('Dependencies (Run after…)', function () {
       const r = await row(then.jobId);
       return r && new RegExp(`^Dependency · waits for ${first}`).test(r.description ?? '') ? r : undefined;
     }, 90_000);
+  });
+
+  it('stops a script sbatch would refuse before asking or submitting anything (#41 item 8)', async () => {
+    const api = await extensionApi();
+    const file = join(dir, `broken-${tag}.sh`);
+    writeFileSync(file, '#!/bin/bash\n#SBATCH --time=00:01:00\n#SBATCH --no-such-option=1\necho never\n');
+    const mark = firecrestLogText(api).length;
+    const result = await vscode.commands.executeCommand<Ref | undefined>('firecrest.submitJob', { uri: vscode.Uri.file(file), profile: PROFILE, system: t.system, workingDirectory: jobs!.path, ask: 'all' });
+    assert.equal(result, undefined);
+    assert.match(firecrestLogText(api).slice(mark), new RegExp(`broken-${tag}\\.sh line 3: .*sbatch would refuse it`));
+    assert.ok(!(await client.jobs(t.system)).some((j) => j.name === `broken-${tag}.sh`), 'no job was submitted');
   });
 
   it('refuses a dependency that is not Slurm syntax before submitting anything', async () => {

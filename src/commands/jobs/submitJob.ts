@@ -55,6 +55,12 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
   if (doc.isDirty && !(await doc.save())) throw new Error(`Could not save ${uri.fsPath || uri.path} before submitting.`);
   const text = doc.getText();
   const script = parseSbatchScript(text);
+  // A script sbatch would refuse is stopped here, before any question is asked.
+  const refused = script.problems.filter((p) => p.severity === 'error');
+  if (refused.length) {
+    const first = refused[0];
+    throw new Error(`${basename(uri.path)} line ${first.span.line + 1}: ${first.message}${refused.length > 1 ? ` (and ${refused.length - 1} more problem(s), see the Problems view)` : ''}. sbatch would refuse it: fix it, then submit.`);
+  }
   // What the script already fixes is not asked for (and not overridden).
   const fixed = (name: string) => script.last(name)?.value || undefined;
   const directives = { account: fixed('account'), partition: fixed('partition'), reservation: fixed('reservation'), chdir: fixed('chdir'), jobName: fixed('job-name') };
