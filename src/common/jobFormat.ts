@@ -18,7 +18,7 @@ export const GROUP_LABEL: Record<JobGroup, string> = {
   running: 'Running',
   pending: 'Pending',
   finished: 'Recently finished',
-  transfers: 'Transfers',
+  transfers: 'Transfers and searches',
 };
 
 /** Slurm-like: `12:03`, `1:00:00`, `2-03:04:05`. */

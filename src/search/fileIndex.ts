@@ -11,6 +11,7 @@ import type { FirecrestClient } from '../core/client';
 import { FIRECREST_SCHEME, FirecrestUri } from '../core/uri';
 import { homeDirectory } from '../common/homeDirectory';
 import type { ExtensionServices, Log } from '../common/services';
+import { isOwnFile } from '../common/ownFiles';
 
 /** Files listed at most per folder (the quick pick stays responsive). */
 export const MAX_INDEXED_FILES = 200_000;
@@ -118,7 +119,7 @@ export class FileIndexStore implements vscode.Disposable {
       partition,
       timeLimitMinutes: 10,
       onMatches: (m) => {
-        for (const f of m) if (f.path.startsWith(prefix)) files.push(f.path.slice(prefix.length));
+        for (const f of m) if (f.path.startsWith(prefix) && !isOwnFile(f.path)) files.push(f.path.slice(prefix.length));
       },
     });
     const index: FolderIndex = { root: root.toString(), builtAt: Date.now(), files: files.sort(), capped: summary.capped };

@@ -52,6 +52,13 @@ describe('remote file commands', () => {
     }
   });
 
+  it("hides the servers' and the extension's own files (transfer-job logs, temporary names) from the Explorer (#41 item 9)", () => {
+    const exclude = vscode.workspace.getConfiguration('files', uri(base)).get<Record<string, boolean>>('exclude') ?? {};
+    assert.equal(exclude['**/.f7t_file_handling_job_*'], true);
+    assert.equal(exclude['**/.f7t-*'], true);
+    assert.equal(exclude['**/.git'], true, "VS Code's own defaults stay");
+  });
+
   it('registers every file command', async () => {
     const all = await vscode.commands.getCommands(true);
     for (const id of ['openRemoteFolder', 'files.copyPath', 'files.download', 'files.upload', 'files.checksum', 'files.fileType', 'files.chmod', 'files.chown', 'files.symlink', 'files.compress', 'files.extract']) {
