@@ -42,14 +42,21 @@ export function registerOpenRemoteFolder(connections: ConnectionService, log: Lo
     if (path === undefined) return;
     const where = await vscode.window.showQuickPick(
       [
-        { label: vscode.l10n.t('Add to Workspace'), newWindow: false },
-        { label: vscode.l10n.t('Open in New Window'), newWindow: true },
+        // VS Code reloads a window whose first folder changes (none or one becomes a multi-root
+        // workspace): its editors close and reopen. Said before, not found out after.
+        { label: vscode.l10n.t('Add to Workspace'), description: addReloads() ? vscode.l10n.t('VS Code reloads this window to add it') : undefined, newWindow: false },
+        { label: vscode.l10n.t('Open in New Window'), description: addReloads() ? vscode.l10n.t('this window stays as it is') : undefined, newWindow: true },
       ],
       { title: vscode.l10n.t('Open {0} on {1}', path, system.name) },
     );
     if (!where) return;
     return openFolder(connections, base.with({ path }), where.newWindow);
   });
+}
+
+/** Whether adding a folder makes VS Code reload this window (no folder yet, or a single-folder window). */
+function addReloads(): boolean {
+  return (vscode.workspace.workspaceFolders?.length ?? 0) <= 1 && vscode.workspace.workspaceFile === undefined;
 }
 
 async function openFolder(connections: ConnectionService, ref: FirecrestUri, newWindow: boolean): Promise<void> {
