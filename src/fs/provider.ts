@@ -4,6 +4,7 @@
  * maps every failure through `toFileSystemError`.
  */
 import * as vscode from 'vscode';
+import { isPassing } from '../common/failureKinds';
 import { FirecrestUri, FIRECREST_SCHEME } from '../core/uri';
 import { isCancellation } from '../core/errors';
 import type { Log } from '../common/services';
@@ -95,8 +96,19 @@ export class FirecrestFileSystemProvider implements vscode.FileSystemProvider, v
   }
 
   writeFile(uri: vscode.Uri, content: Uint8Array, options: { readonly create: boolean; readonly overwrite: boolean }): Promise<void> {
-    return whenSlow(`Saving ${uri.path.slice(uri.path.lastIndexOf('/') + 1)} to the cluster…`, this.run('writeFile', uri, (u) => this.core.writeFile(u, content, options)));
+    const saved = this.run('writeFile', uri, (u) => this.core.writeFile(u, content, options)).then(
+      () => { this.failedSaves.delete(uri.toString()); },
+      (e: unknown) => {
+        // A save that failed because the server was away is tried again when it answers (`failedSaves`).
+        if (isPassing(e) || (e instanceof vscode.FileSystemError && e.code === 'Unavailable')) this.failedSaves.add(uri.toString());
+        throw e;
+      },
+    );
+    return whenSlow(`Saving ${uri.path.slice(uri.path.lastIndexOf('/') + 1)} to the cluster…`, saved);
   }
+
+  /** Files whose last save failed while the server was away: saved again when it answers. */
+  readonly failedSaves = new Set<string>();
 
   createDirectory(uri: vscode.Uri): Promise<void> {
     return this.run('createDirectory', uri, (u) => this.core.createDirectory(u));

@@ -44,6 +44,15 @@ export function registerFileSystem(services: ExtensionServices, largeFiles?: Lar
     // A server that answers again: remote folders in the Explorer that failed meanwhile (`!`) are
     // read again without the user refreshing.
     connections.onDidRecover(() => {
+      // Saves that failed while the server was away go again, as a user would expect: the editors
+      // still hold the text (dirty), and nothing else was changed meanwhile by this window.
+      for (const key of [...provider.failedSaves]) {
+        provider.failedSaves.delete(key);
+        const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+        if (!doc?.isDirty) continue;
+        log.info(`the server answers again: saving ${doc.uri.path} again`);
+        void doc.save().then((ok) => { if (!ok) log.warn(`saving ${doc.uri.path} again did not complete; it stays unsaved in its editor`); }, (e: unknown) => log.warn(`saving ${doc.uri.path} again failed: ${e instanceof Error ? e.message : String(e)}`));
+      }
       const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === FIRECREST_SCHEME);
       if (roots.length === 0) return;
       log.info(`the server answers again: refreshing ${roots.length} remote folder(s) in the Explorer`);

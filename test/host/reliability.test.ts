@@ -169,6 +169,31 @@ describe('Reliability: token expiry and gateway restart', function () {
       }, 90_000);
     });
 
+    it('saves again by itself a save that failed while the gateway was down, once it answers (#41 item 5)', async function () {
+      this.timeout(180_000);
+      const api = await extensionApi();
+      const state = (): string | undefined => api.connections.connections().find((c) => c.profile.name === PROFILE)?.state;
+      await waitFor('the connection connected', async () => state() === 'connected', 60_000);
+      const info = gw.info!;
+      const file = vscode.Uri.from({ scheme: 'firecrest', authority: `${PROFILE}@${info.systems[0]}`, path: `/home/${info.user}/fc-rel-resave-${Date.now()}.txt` });
+      await vscode.workspace.fs.writeFile(file, new TextEncoder().encode('before\n'));
+      const editor = await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(file));
+      await editor.edit((e) => e.insert(new vscode.Position(1, 0), 'written while the server was away\n'));
+      await gw.kill();
+      try {
+        assert.equal(await editor.document.save(), false, 'the save fails while the gateway is down');
+        assert.ok(editor.document.isDirty, 'the editor keeps the text');
+        await waitFor('the connection reconnecting', async () => state() === 'reconnecting', 60_000);
+      } finally {
+        await gw.start();
+      }
+      // No command: once the server answers, the save goes again by itself.
+      await waitFor('the document saved again by itself', async () => !editor.document.isDirty, 90_000);
+      assert.equal(new TextDecoder().decode(await vscode.workspace.fs.readFile(file)), 'before\nwritten while the server was away\n');
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      await vscode.workspace.fs.delete(file);
+    });
+
     it('says "reconnecting…" within seconds while the gateway is paused, and "connected" once it answers', async function () {
       this.timeout(180_000);
       const api = await extensionApi();
