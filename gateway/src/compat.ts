@@ -7,8 +7,9 @@
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './http/errors';
+import type { CompatMode } from './runtime';
 
-export type CompatMode = 'none' | 'upstream';
+export type { CompatMode } from './runtime';
 
 declare module 'fastify' {
   interface FastifyRequest {

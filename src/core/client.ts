@@ -5,9 +5,24 @@
 import type { FirecrestApi } from './api';
 import type { ClientEvents } from './events';
 import type { Logger } from './logger';
-import type { ApiVersion, ConnectionProfile } from './model';
+import type { ApiVersion, ConnectionProfile, OidcTokens } from './model';
 import type { FileTransfers } from './transfer/fileTransfers';
-import type { OidcSession } from './auth/oidcTokenSource';
+import type { SignInRequiredError } from './errors';
+
+/** A signed-in person's session as the client uses it: where its refresh token lives, and who to tell. */
+export interface OidcSession {
+  /**
+   * The refresh token as stored now, read before each refresh: another window of the same
+   * profile may have rotated it since.
+   */
+  refreshToken(): string | undefined | Promise<string | undefined>;
+  /** Called with each rotated refresh token: it must replace the stored one. */
+  onRefreshToken(token: string): void | Promise<void>;
+  /** Called once when the identity provider refuses the refresh token (sign-in required). */
+  onSignInRequired?(error: SignInRequiredError): void;
+  /** The access token of the sign-in that just happened, if any (saves one refresh). */
+  initial?: OidcTokens;
+}
 
 export interface ClientOptions {
   profile: ConnectionProfile;

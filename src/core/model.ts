@@ -283,3 +283,21 @@ export interface Progress {
   verified?: boolean;
   message?: string;
 }
+
+/** What a sign-in or a refresh gives. The refresh token is for the caller's secret store only. */
+export interface OidcTokens {
+  accessToken: string;
+  /** Epoch ms, when known. */
+  expiresAt?: number;
+  /** Absent when the identity provider issued none (the previous one stays valid then). */
+  refreshToken?: string;
+  /** Who signed in, from the verified ID token (sign-in only). */
+  identity?: OidcIdentity;
+}
+
+export interface OidcIdentity {
+  subject: string;
+  /** `preferred_username`: the cluster account at FirecREST sites. */
+  username?: string;
+  name?: string;
+}

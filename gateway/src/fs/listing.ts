@@ -6,7 +6,7 @@
  * parsing is a split; sorting and the `ls -R` order are rebuilt afterwards. `find -L` also lists
  * broken links (as type `l`) where `ls -L` would fail the whole listing.
  */
-import type { GatewaySettings } from '../v2/context';
+import type { GatewaySettings } from '../runtime';
 import type { UnixUser } from '../users';
 import type { IdNames } from './id-names';
 import { runRemote } from './run-remote';

@@ -5,7 +5,7 @@
 import { constants } from 'node:os';
 import { runAs, type RunResult } from '../exec';
 import { ApiError } from '../http/errors';
-import type { GatewaySettings } from '../v2/context';
+import type { GatewaySettings } from '../runtime';
 import type { UnixUser } from '../users';
 
 export interface RemoteOptions {

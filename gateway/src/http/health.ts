@@ -6,7 +6,7 @@
  */
 import { runAs } from '../exec';
 import type { UnixUser } from '../users';
-import type { SystemRuntime } from '../v2/context';
+import type { SystemRuntime } from '../runtime';
 
 export interface ServiceHealth {
   serviceType: 'ssh' | 'scheduler' | 'filesystem' | 's3' | 'exception';

@@ -1,6 +1,6 @@
 /**
  * v2 filesystem ops routes (`/filesystem/{system}/ops/...`): synchronous commands run as the user with
- * the real server's tools, time-out and output limit. The reading routes live in fs/read-routes.ts.
+ * the real server's tools, time-out and output limit. The reading routes live in read-routes.ts.
  */
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -8,7 +8,7 @@ import { ApiError, validationError } from '../http/errors';
 import { Inputs } from '../fs/inputs';
 import { IdNames } from '../fs/id-names';
 import { fileEntry, listFiles } from '../fs/listing';
-import { readRoutes } from '../fs/read-routes';
+import { readRoutes } from './read-routes';
 import { runRemote } from '../fs/run-remote';
 import { compressArgv, compressionOf, extractArgv } from '../fs/tar-commands';
 import { ctx, type V2Deps } from './context';

@@ -23,6 +23,7 @@ import {
 import { redact } from '../http/redact';
 import type { Logger } from '../logger';
 import { jwtExpiry } from './jwt';
+import type { OidcTokens } from '../model';
 
 /** (Not the logger module's own: this module is a bundle of its own, loaded on first use.) */
 const quiet: Logger = { trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -51,23 +52,7 @@ export interface OidcSettings {
   userAgent?: string;
 }
 
-/** What a sign-in or a refresh gives. The refresh token is for the caller's secret store only. */
-export interface OidcTokens {
-  accessToken: string;
-  /** Epoch ms, when known. */
-  expiresAt?: number;
-  /** Absent when the identity provider issued none (the previous one stays valid then). */
-  refreshToken?: string;
-  /** Who signed in, from the verified ID token (sign-in only). */
-  identity?: OidcIdentity;
-}
-
-export interface OidcIdentity {
-  subject: string;
-  /** `preferred_username`: the cluster account at FirecREST sites. */
-  username?: string;
-  name?: string;
-}
+export type { OidcIdentity, OidcTokens } from '../model';
 
 /** A device sign-in in progress: show `userCode` and `verificationUri`, then `complete()`. */
 export interface DeviceSignIn {

@@ -7,22 +7,12 @@
 import { SignInRequiredError, UnavailableError } from '../errors';
 import type { Logger } from '../logger';
 import { silentLogger } from '../logger';
-import type { OidcClient, OidcTokens } from './oidc';
+import type { OidcSession } from '../client';
+import type { OidcClient } from './oidc';
+import type { OidcTokens } from '../model';
 import { MIN_TOKEN_VALIDITY_MS, raceSignal, type TokenSource } from './tokenSource';
 
-export interface OidcSession {
-  /**
-   * The refresh token as stored now, read before each refresh: another window of the same
-   * profile may have rotated it since.
-   */
-  refreshToken(): string | undefined | Promise<string | undefined>;
-  /** Called with each rotated refresh token: it must replace the stored one. */
-  onRefreshToken(token: string): void | Promise<void>;
-  /** Called once when the identity provider refuses the refresh token (sign-in required). */
-  onSignInRequired?(error: SignInRequiredError): void;
-  /** The access token of the sign-in that just happened, if any (saves one refresh). */
-  initial?: OidcTokens;
-}
+export type { OidcSession } from '../client';
 
 /** Share of a token's usable life after which it is renewed in the background. */
 export const REFRESH_AHEAD_SHARE = 0.75;

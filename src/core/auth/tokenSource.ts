@@ -3,20 +3,11 @@
  * in-flight request however many callers need it at the same moment.
  */
 import { CancelledError } from '../errors';
+import type { TokenSource } from '../http/apiHttp';
 import { jwtExpiry } from './jwt';
 
-/** What the HTTP layer asks for before each request. */
-export interface TokenSource {
-  /**
-   * A token with enough life left. `rejected` is a token the server just refused: unless a newer
-   * one is already there, a new one is fetched (once, however many callers saw the refusal).
-   */
-  token(opts?: { rejected?: string; signal?: AbortSignal }): Promise<string>;
-  /** False for a static token: a 401 cannot be cured by asking again. */
-  readonly canRefresh: boolean;
-  /** Ends the connections the source holds of its own (an identity provider's); called by the client's dispose. */
-  close?(): Promise<void>;
-}
+/** What the HTTP layer asks for before each request (declared by the HTTP layer, which uses it). */
+export type { TokenSource } from '../http/apiHttp';
 
 /** One fetched token; `expiresAt` in epoch ms, undefined when unknown. */
 export interface FetchedToken {

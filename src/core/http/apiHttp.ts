@@ -5,7 +5,6 @@
  */
 import type { FormData } from 'undici';
 import type { CallOptions } from '../api';
-import type { TokenSource } from '../auth/tokenSource';
 import type { ClientEvents } from '../events';
 import { InvalidInputError, RateLimitedError, ServerError, UnauthorizedError } from '../errors';
 import { silentLogger, type Logger } from '../logger';
@@ -14,6 +13,19 @@ import { RateGate } from './rateGate';
 import { backoffMs, rateLimitWaitSeconds } from './retryAfter';
 import { sleep } from './sleep';
 import { NetworkError, type HttpMethod, type Transport, type TransportResponse } from './transport';
+
+/** What the HTTP layer asks for before each request (the auth folder implements it). */
+export interface TokenSource {
+  /**
+   * A token with enough life left. `rejected` is a token the server just refused: unless a newer
+   * one is already there, a new one is fetched (once, however many callers saw the refusal).
+   */
+  token(opts?: { rejected?: string; signal?: AbortSignal }): Promise<string>;
+  /** False for a static token: a 401 cannot be cured by asking again. */
+  readonly canRefresh: boolean;
+  /** Ends the connections the source holds of its own (an identity provider's); called by the client's dispose. */
+  close?(): Promise<void>;
+}
 
 /** A query value; `undefined` leaves the parameter out. */
 export type QueryValue = string | number | boolean | undefined;

@@ -4,9 +4,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../http/errors';
-import { ctx, type V2Deps } from '../v2/context';
-import { Inputs } from './inputs';
-import { runRemote } from './run-remote';
+import { ctx, type V2Deps } from './context';
+import { Inputs } from '../fs/inputs';
+import { runRemote } from '../fs/run-remote';
 import { upstream, upstreamChecksum, upstreamView } from '../compat';
 
 /** head and tail share their inputs: `bytes` xor `lines`, and the skip flag of each. */
