@@ -76,7 +76,7 @@ describe('API v1 features', function () {
     const slurmDefault = slurm
       ? execFileSync('sacctmgr', ['--noheader', '--parsable2', 'show', 'user', info.user.name, 'format=defaultaccount'], { encoding: 'utf8' }).trim().split('\n')[0]
       : undefined;
-    account = slurmDefault || ((accounts.find((a) => a.isDefault) ?? accounts[0])?.name ?? info.group.name);
+    account = process.env.FIRECREST_ACCOUNT || slurmDefault || ((accounts.find((a) => a.isDefault) ?? accounts[0])?.name ?? info.group.name);
     base = FirecrestUri.from({ system: t.system, path: `/home/${info.user.name}/v1-ui-${tag}`, profile: PROFILE });
     await vscode.workspace.fs.createDirectory(uri(base));
   });
@@ -163,10 +163,22 @@ describe('API v1 features', function () {
     else assert.match(line, /firecrest\.v1\.createReservation:.*\S.{8,}/, `a refusal in words: ${line}`);
   });
 
-  it('creates a reservation from the form answers: on the scheduler and in the tree', async () => {
+  /** Why the site's reservation tool refused to create one (a deployment's own rules), when it did. */
+  let refusedBySite: string | undefined;
+
+  it('creates a reservation from the form answers: on the scheduler and in the tree', async function () {
+    const mark = firecrestLogText(api).length;
     const result = await vscode.commands.executeCommand<{ name: string }>('firecrest.v1.createReservation', {
       profile: PROFILE, system: { name: t.system }, name: rsv, account, numberOfNodes: 1, nodeType: 'f7t', starttime: localTime(start), endtime: localTime(start + hour),
     });
+    if (result === undefined && !t.gateway) {
+      // What the request carries is right (the form checked it); a site's tool may still refuse
+      // the account: then the skip says what is missing.
+      const said = (await waitFor('the refusal in the log', () => { const l = failures('firecrest.v1.createReservation', mark); return l.length ? l : undefined; })).join(' ');
+      assert.doesNotMatch(said, /form data input missing|format is not valid/, said);
+      refusedBySite = `the site's reservation tool refused account ${account} (${said.replace(/^.*firecrest\.v1\.createReservation: /, '')}): set FIRECREST_ACCOUNT to one it accepts`;
+      return skipBecause(this, refusedBySite);
+    }
     assert.equal(result?.name, rsv);
     const r = (await client.reservationsManaged(t.system)).find((x) => x.name === rsv);
     assert.ok(r, 'listed by the reservations service');
@@ -179,7 +191,8 @@ describe('API v1 features', function () {
     assert.match(node.contextValue ?? '', /^;reservation;.*manage;/);
   });
 
-  it('updates the reservation from its tree node', async () => {
+  it('updates the reservation from its tree node', async function () {
+    skipBecause(this, refusedBySite);
     const r = (await client.reservationsManaged(t.system)).find((x) => x.name === rsv);
     assert.ok(r);
     // The node's argument is what the tree passes; the answers replace the form's input boxes.
@@ -191,7 +204,8 @@ describe('API v1 features', function () {
     if (slurm) assert.match(scontrol(rsv), new RegExp(`EndTime=${localTime(start + 2 * hour)}`));
   });
 
-  it('deletes the reservation', async () => {
+  it('deletes the reservation', async function () {
+    skipBecause(this, refusedBySite);
     const result = await vscode.commands.executeCommand<{ name: string }>('firecrest.v1.deleteReservation', { profile: PROFILE, system: t.system, name: rsv, confirmed: true });
     assert.equal(result?.name, rsv);
     assert.ok(!(await client.reservationsManaged(t.system)).some((x) => x.name === rsv));
