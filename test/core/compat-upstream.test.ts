@@ -148,14 +148,22 @@ void describe('upstream v2 behaviour (gateway compat mode)', { skip: gatewayOnly
       await sleep(5500);
       await c.mkdir(S, `${dir}/after-silence`);
       assert.equal((await gateway.stats()).idleDrops, 0, 'no request went out on a connection the server had closed');
-      // A server that closes sooner than the client expects: the request that the close catches
-      // (a POST: never retried blindly) goes again on a new connection, and is done once.
+      // A server that closes sooner than the client expects. A submission the close catches is
+      // looked for, not found, and sent again once; an upload (the same bytes twice leave the same
+      // file) is sent again at once.
       await compat('upstream', 4, 1);
       await c.list(S, dir);
       await sleep(1500);
-      await c.mkdir(S, `${dir}/caught-by-the-close`);
-      assert.equal((await gateway.stats()).idleDrops, 1, 'the request was caught by the close once');
-      assert.ok((await c.list(S, dir)).some((e) => e.name === 'caught-by-the-close'));
+      const name = `compat-idle-${randomBytes(3).toString('hex')}`;
+      const id = await c.submitJob(S, { name, workingDirectory: dir, script: '#!/bin/bash\n#SBATCH --time=00:01:00\ntrue\n' });
+      // (The lookup's own looks, a second apart, are caught too: GETs, sent again.)
+      const afterSubmit = (await gateway.stats()).idleDrops;
+      assert.ok(afterSubmit >= 1, 'the submission was caught by the close');
+      assert.deepEqual((await c.jobs(S)).filter((j) => j.name === name).map((j) => j.id), [id], 'one job');
+      await sleep(1500);
+      await c.uploadSmall(S, dir, 'caught.txt', enc('caught by the close'));
+      assert.ok((await gateway.stats()).idleDrops > afterSubmit, 'the upload was caught by the close');
+      assert.equal(dec(await c.downloadSmall(S, `${dir}/caught.txt`)), 'caught by the close');
     } finally {
       await compat('upstream', 4);
     }

@@ -53,6 +53,8 @@ export interface ApiRequest {
    * which takes far longer than other calls on a busy controller. Waits `listingTimeoutMs`.
    */
   listing?: boolean;
+  /** Sending it twice leaves the same result (an upload of the same bytes): it goes again after an idle connection's close. */
+  resendable?: boolean;
   call?: CallOptions;
 }
 
@@ -155,7 +157,10 @@ export class ApiHttp {
       try {
         res = await this.transport.send({ method: req.method, url, route, headers, body, signal, timeoutMs: req.call?.timeoutMs ?? this.timeoutFor(req), attempt });
       } catch (e) {
-        if (e instanceof NetworkError && !e.permanent && (e.notSent || idempotent) && transientRetries < maxTransient) {
+        // A request that is safe to send twice (GET; PUT and the routes that say so) also goes again
+        // after a close of an idle connection (uvicorn drops one after 5 s without saying so).
+        const again = idempotent || (e instanceof NetworkError && e.closedIdle && (req.method === 'PUT' || req.resendable === true));
+        if (e instanceof NetworkError && !e.permanent && (e.notSent || again) && transientRetries < maxTransient) {
           await this.transientWait(route, transientRetries++, maxTransient, signal);
           continue;
         }

@@ -81,7 +81,12 @@ export interface TransportResponse {
  * `permanent` when retrying cannot help (a certificate the profile does not trust).
  */
 export class NetworkError extends UnavailableError {
-  constructor(message: string, readonly notSent: boolean, readonly permanent: boolean, cause: unknown, route: string) {
+  /**
+   * `closedIdle`: the server closed a kept-alive connection that had been silent (closedWhileIdle),
+   * most likely without reading the request. Not proof: only requests that are safe to send twice
+   * go again at once; a submission is looked for first, and sent again only when it is not there.
+   */
+  constructor(message: string, readonly notSent: boolean, readonly permanent: boolean, cause: unknown, route: string, readonly closedIdle = false) {
     super(message, { cause, route });
   }
 }
@@ -92,11 +97,10 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOST
  * A kept-alive connection that the server closed while it was idle, as the request went out: the
  * socket had carried earlier answers (bytes read), had been silent for a second or more, and
  * closed before this one's status line. The
- * server closes such a connection without reading what arrived on it, so the request is sent again
- * on a new connection. A connection's first request never counts (a server that closes before
- * answering it may have acted on it); what cannot be told apart is a server that died while acting
- * on a request that came after others on the same connection: rare, and then the job or file shows
- * the outcome.
+ * server closes such a connection without reading what arrived on it. A connection's first
+ * request never counts, nor one on a connection that answered within the last second; still a
+ * server that acted and then dropped the connection looks the same, so the callers decide what
+ * may be sent again (NetworkError.closedIdle).
  */
 export function closedWhileIdle(e: unknown, lastDataAt: (localPort: number) => number | undefined, now = performance.now()): boolean {
   const err = e as { code?: string; socket?: { bytesRead?: number; localPort?: number } };
@@ -242,8 +246,8 @@ export class Transport {
     const tls = /CERT|TLS|SSL|SIGNED/.test(code);
     const hint = tls ? ' (the server certificate is not trusted: set the profile\'s caFile to the site CA)' : '';
     const stale = !answered && closedWhileIdle(e, (port) => this.lastData.get(port)?.at);
-    if (stale) this.opts.logger.debug(`${req.route}: the server had closed the idle connection; sending again on a new one`);
-    return new NetworkError(`Cannot reach ${req.url.origin} (${req.route}): ${code ? `${code} ` : ''}${what}${hint}`, NOT_SENT_CODES.has(code) || stale, tls, e, req.route);
+    if (stale) this.opts.logger.debug(`${req.route}: the server closed the connection, which had been idle, before answering`);
+    return new NetworkError(`Cannot reach ${req.url.origin} (${req.route}): ${code ? `${code} ` : ''}${what}${hint}`, NOT_SENT_CODES.has(code), tls, e, req.route, stale);
   }
 
   /**

@@ -117,7 +117,7 @@ export class OpsRoutes {
   /** `fileName` should fit a multipart filename (`fitsMultipartFilename`); V2Api handles the others. */
   async upload(system: string, directory: string, fileName: string, data: Uint8Array, o?: CallOptions): Promise<void> {
     const raw = () => multipartFile(fileName, data);
-    await this.http.request({ method: 'POST', route: `${OPS}/upload`, params: { system }, query: { path: directory }, raw, expect: [204], call: o });
+    await this.http.request({ method: 'POST', route: `${OPS}/upload`, params: { system }, query: { path: directory }, raw, expect: [204], resendable: true, call: o });
   }
 
   async compress(system: string, source: string, target: string, o: CallOptions & { dereference?: boolean; compression?: CompressionType; matchPattern?: string } = {}): Promise<void> {

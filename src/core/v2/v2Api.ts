@@ -15,6 +15,7 @@ import type {
 } from '../api';
 import { ServerError, TimeoutError, UnavailableError } from '../errors';
 import type { ApiHttp } from '../http/apiHttp';
+import { NetworkError } from '../http/transport';
 import type { Checksum, ComputeNode, FileContent, FileEntry, FileStat, Job, JobMetadata, JobSubmission, Partition, Reservation, System, TransferJob, UserInfo } from '../model';
 import { ComputeRoutes } from './compute';
 import { findLostJob, findLostTransferJob, mayHaveArrived, type LostSubmission } from './lostSubmission';
@@ -135,8 +136,9 @@ export class V2Api implements FirecrestApi {
         const verb = lost.kind === 'mv' ? 'move' : 'copy';
         throw new UnavailableError(`${(e as Error).message}; the ${verb} may still happen: its job could not be looked for (${(lookup as Error).message})`, { cause: e, route: (e as UnavailableError).route });
       }
-      if (!job) throw e;
-      return job;
+      if (job) return job;
+      if (e instanceof NetworkError && e.closedIdle) return submit();
+      throw e;
     }
   }
 
@@ -181,6 +183,9 @@ export class V2Api implements FirecrestApi {
         throw new UnavailableError(`${(e as Error).message}; the job may have been submitted all the same, and could not be looked for (${(lookup as Error).message}): look in the Jobs view before submitting again`, { cause: e, route: (e as UnavailableError).route });
       }
       if (found) return found;
+      // Not there, and the server had closed an idle connection under it: it never read the
+      // submission, which goes again once.
+      if (e instanceof NetworkError && e.closedIdle) return this.compute.submit(system, job, o);
       throw e;
     }
   }
