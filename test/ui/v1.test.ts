@@ -93,11 +93,14 @@ describe('API v1 connection (UI)', () => {
     // The reservation form's boxes (showInputBox) take Enter only once the extension host has
     // judged the value valid, and VS Code then says so under the box: pressed sooner, on a loaded
     // machine, it was dropped and the form waited at its last step.
-    const accepting = widget.locator('.quick-input-message').filter({ hasText: "Press 'Enter' to confirm" });
+    // The hint must be this box's (it names the box's prompt): the previous box's hint can still
+    // be on screen when the next box opens, and an Enter pressed on it was dropped (CI).
+    const prompts = ['Reservation name', 'Account the reservation is for', 'Number of nodes', 'Node type', 'Start,', 'End,'];
+    const accepting = (n: number) => widget.locator('.quick-input-message').filter({ hasText: prompts[n - 1] }).filter({ hasText: "Press 'Enter' to confirm" });
     const formAnswer = async (n: number, of: number, text?: string) => {
       await step(n, of);
       if (text !== undefined) await widget.locator('input').fill(text);
-      await accepting.waitFor({ timeout: 30_000 });
+      await accepting(n).waitFor({ timeout: 30_000 });
       await page.keyboard.press('Enter');
     };
 
