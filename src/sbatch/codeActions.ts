@@ -4,7 +4,7 @@
  * account), and an unknown option gets the known option it most likely misspells.
  */
 import * as vscode from 'vscode';
-import { SBATCH_OPTIONS } from '../common/sbatch/options';
+import { SBATCH_OPTIONS } from '../core/sbatch/options';
 import { DIAGNOSTIC_SOURCE, diagnosticCode, toRange, type SbatchDiagnostics } from './diagnostics';
 
 export class SbatchCodeActionProvider implements vscode.CodeActionProvider {

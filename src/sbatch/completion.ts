@@ -4,9 +4,9 @@
  * dependency types, open modes). QoS is not in the FirecREST API: nothing is offered for it.
  */
 import * as vscode from 'vscode';
-import { optionByShort, resolveLong, SBATCH_OPTIONS, type SbatchOption } from '../common/sbatch/options';
-import { parseSbatchScript } from '../common/sbatch/parser';
-import { DEPENDENCY_TYPES, formatTime, MAIL_TYPES } from '../common/sbatch/values';
+import { optionByShort, resolveLong, SBATCH_OPTIONS, type SbatchOption } from '../core/sbatch/options';
+import { parseSbatchScript } from '../core/sbatch/parser';
+import { DEPENDENCY_TYPES, formatTime, MAIL_TYPES } from '../core/sbatch/values';
 import type { SbatchDocuments } from './documents';
 import type { LiveSnapshot, SbatchLiveData } from './liveData';
 

@@ -6,7 +6,7 @@
  */
 import * as vscode from 'vscode';
 import { Disposable } from '../common/lifecycle';
-import type { Span } from '../common/sbatch/types';
+import type { Span } from '../core/sbatch/types';
 import { isCandidate, type SbatchDocuments } from './documents';
 import { liveChecks, type LiveProblem } from './liveChecks';
 import { targetKey, type SbatchLiveData } from './liveData';

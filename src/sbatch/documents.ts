@@ -5,8 +5,8 @@
  */
 import * as vscode from 'vscode';
 import { Disposable } from '../common/lifecycle';
-import { parseSbatchScript } from '../common/sbatch/parser';
-import type { SbatchScript } from '../common/sbatch/types';
+import { parseSbatchScript } from '../core/sbatch/parser';
+import type { SbatchScript } from '../core/sbatch/types';
 import type { ConnectionService } from '../common/services';
 import type { SbatchTarget } from './liveData';
 import { resolveTarget, SYSTEM_SETTING } from './target';

@@ -4,8 +4,8 @@
  * a time or memory value shows what sbatch reads it as.
  */
 import * as vscode from 'vscode';
-import type { SbatchDirective, Span } from '../common/sbatch/types';
-import { formatTime } from '../common/sbatch/values';
+import type { SbatchDirective, Span } from '../core/sbatch/types';
+import { formatTime } from '../core/sbatch/values';
 import type { Partition, Reservation } from '../core/model';
 import type { SbatchDocuments } from './documents';
 import { formatWhen, isMaintenance } from './liveChecks';

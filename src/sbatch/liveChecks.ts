@@ -3,8 +3,8 @@
  * maintenance. Pure (no `vscode`): a parsed script and a snapshot in, problems with their quick-fix
  * data out, so the rules are testable without an editor and cost nothing but the cached data.
  */
-import { formatTime } from '../common/sbatch/values';
-import type { SbatchDirective, SbatchScript, Span } from '../common/sbatch/types';
+import { formatTime } from '../core/sbatch/values';
+import type { SbatchDirective, SbatchScript, Span } from '../core/sbatch/types';
 import type { Partition, Reservation } from '../core/model';
 import type { LiveSnapshot } from './liveData';
 

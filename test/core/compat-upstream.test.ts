@@ -16,7 +16,7 @@ import { FirecrestUri, InvalidInputError, NotFoundError, ServerError, type Firec
 import { OffsetReader } from '../../src/core/offsetReader';
 import { bashCommand } from '../../src/core/shellQuote';
 import { RemoteFileSystem } from '../../src/fs/remoteFileSystem';
-import { parseSbatchScript } from '../../src/common/sbatch/parser';
+import { parseSbatchScript } from '../../src/core/sbatch/parser';
 import { liveChecks } from '../../src/sbatch/liveChecks';
 import { gatewayOnly } from '../support/target';
 import { client, dec, enc, gateway, scratchDir, t } from './support';

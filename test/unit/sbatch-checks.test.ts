@@ -5,7 +5,7 @@
  */
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { parseSbatchScript } from '../../src/common/sbatch/parser';
+import { parseSbatchScript } from '../../src/core/sbatch/parser';
 import type { Partition, Reservation } from '../../src/core/model';
 import { liveChecks } from '../../src/sbatch/liveChecks';
 

@@ -4,8 +4,8 @@
  */
 import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { parseSbatchScript } from '../../src/common/sbatch/parser';
-import { formatTime, parseArray, parseDependency, parseMemory, parseTime } from '../../src/common/sbatch/values';
+import { parseSbatchScript } from '../../src/core/sbatch/parser';
+import { formatTime, parseArray, parseDependency, parseMemory, parseTime } from '../../src/core/sbatch/values';
 
 const script = (...lines: string[]) => parseSbatchScript(lines.join('\n'));
 const one = (directive: string) => {

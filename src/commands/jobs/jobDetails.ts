@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { jobMarkdownTable } from '../../common/jobFormat';
-import { parseSbatchScript } from '../../common/sbatch/index';
+import { parseSbatchScript } from '../../core/sbatch/index';
 import type { FirecrestApi } from '../../core/api';
 import { dependencyTargets } from '../../core/jobScript';
 import type { ExtensionServices } from '../../common/services';

@@ -9,7 +9,7 @@
  */
 import * as vscode from 'vscode';
 import type { JobRef } from '../../common/jobRef';
-import { parseSbatchScript } from '../../common/sbatch/index';
+import { parseSbatchScript } from '../../core/sbatch/index';
 import type { ExtensionServices } from '../../common/services';
 import type { JobsViewControl } from '../../common/viewControls';
 import type { JobSubmission } from '../../core/model';

@@ -120,4 +120,3 @@ export async function askDependency(client: FirecrestApi, system: string): Promi
   ], { title: `Submit Job: run after ${pick.id}`, ignoreFocusOut: true });
   return when ? `${when.value}:${pick.id}` : null;
 }
-

@@ -96,8 +96,8 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOST
 /**
  * A kept-alive connection that the server closed while it was idle, as the request went out: the
  * socket had carried earlier answers (bytes read), had been silent for a second or more, and
- * closed before this one's status line. The
- * server closes such a connection without reading what arrived on it. A connection's first
+ * closed before this one's status line. The server closes such a connection without reading what
+ * arrived on it. A connection's first
  * request never counts, nor one on a connection that answered within the last second; still a
  * server that acted and then dropped the connection looks the same, so the callers decide what
  * may be sent again (NetworkError.closedIdle).
@@ -155,9 +155,10 @@ export class Transport {
       const connect: buildConnector.connector = (o, done) => base(o, (err, socket) => {
         if (socket) {
           const port = socket.localPort;
-          const seen = () => { if (port !== undefined) this.lastData.set(port, { socket, at: performance.now() }); };
-          seen();
-          socket.on('data', seen);
+          // Per chunk only a number on the connection's own record (no map lookup, no allocation).
+          const entry = { socket, at: performance.now() };
+          if (port !== undefined) this.lastData.set(port, entry);
+          socket.on('data', () => { entry.at = performance.now(); });
           // Forgotten a little after the close (the request it failed looks it up first), unless
           // a new connection has the port by then.
           socket.once('close', () => {

@@ -9,6 +9,7 @@ import type { ComputeNode, Job, JobSubmission, Partition, Reservation } from '..
 import type { QueryValue } from '../http/apiHttp';
 import { pickJob } from '../jobArrays';
 import { checkDependency, withDirectives } from '../jobScript';
+import { parseSbatchScript } from '../sbatch/parser';
 import { JobFacts, knownPath } from './jobFacts';
 import { Tasks, type TaskWaitOptions } from './tasks';
 import { acctJob, node, partition, queueJob, reservation } from './translate';
@@ -52,38 +53,6 @@ export function withWorkingDirectory(script: string, dir: string): string {
   return lines.join('\n');
 }
 
-/** The name an inline script gives its job (`--job-name`, `-J`; the last one wins); sbatch names it after the file otherwise. */
-function scriptJobName(script: string): string | undefined {
-  let name: string | undefined;
-  for (const m of script.matchAll(/^#SBATCH\s+.*?(?:--job-name[= ]|-J\s*)(['"]?)([^\s'"]+)\1/gm)) name = m[2];
-  return name;
-}
-
-/** `#SBATCH` options whose path Slurm reads relative to the submission's `--chdir`. */
-const PATH_OPTIONS: Record<string, 'output' | 'error' | 'input'> = { '-o': 'output', '--output': 'output', '-e': 'error', '--error': 'error', '-i': 'input', '--input': 'input' };
-
-/** The file options of a script's directive block, last one winning as in sbatch; and whether it is an array. */
-function fileOptions(block: string[]): { paths: Partial<Record<'output' | 'error' | 'input', string>>; array: boolean } {
-  const paths: Partial<Record<'output' | 'error' | 'input', string>> = {};
-  let array = false;
-  for (const line of block) {
-    const m = /^#SBATCH\s+(.*)$/.exec(line.trim());
-    if (!m) continue;
-    const words = m[1].replace(/\s+#.*$/, '').split(/\s+/).filter(Boolean);
-    for (let k = 0; k < words.length; k++) {
-      const w = words[k];
-      const eq = w.indexOf('=');
-      const [name, inline] = w.startsWith('--') && eq > 0 ? [w.slice(0, eq), w.slice(eq + 1)] : /^-[oei]./.test(w) ? [w.slice(0, 2), w.slice(2)] : [w, undefined];
-      if (name === '--array' || name === '-a' || /^-a./.test(w)) array = true;
-      const which = PATH_OPTIONS[name];
-      if (!which) continue;
-      const value = inline ?? words[++k];
-      if (value) paths[which] = value.replace(/^(['"])(.*)\1$/, '$2');
-    }
-  }
-  return { paths, array };
-}
-
 /**
  * Where Slurm would write the job's files if it ran from `dir`: v1 submits with `--chdir` set to
  * its upload directory (`~/firecrest/<task>`), so a relative output, error or input path, and the
@@ -91,7 +60,9 @@ function fileOptions(block: string[]): { paths: Partial<Record<'output' | 'error
  * own directives (the last one wins): the files go where the user works, as on API v2.
  */
 export function outputDirectives(block: string[], dir: string): string[] {
-  const { paths, array } = fileOptions(block);
+  const script = parseSbatchScript(block.join('\n'));
+  const paths = { output: script.last('output')?.value, error: script.last('error')?.value, input: script.last('input')?.value };
+  const array = script.last('array') !== undefined;
   // `%` in the folder is literal (`%%`); a path with whitespace is quoted, as sbatch reads directives.
   const base = (dir.replace(/\/+$/, '') || '/').replace(/%/g, '%%');
   const line = (k: string, p: string) => {
@@ -164,7 +135,8 @@ export class ComputeRoutes {
     const id = done?.jobid;
     if (typeof id !== 'string' || !id) throw new FirecrestError(`The job was not submitted: ${JSON.stringify(data)}`);
     const workingDirectory = job.script !== undefined ? job.workingDirectory : job.scriptPath && posix.dirname(job.scriptPath);
-    const name = job.name ?? (job.script !== undefined ? scriptJobName(job.script) ?? 'script.batch' : undefined);
+    // sbatch names a job after its script file unless the script says otherwise.
+    const name = job.name ?? (job.script !== undefined ? parseSbatchScript(job.script).last('job-name')?.value ?? 'script.batch' : undefined);
     this.facts.remember(machine, id, { workingDirectory, name, stdoutPath: knownPath(done.job_file_out), stderrPath: knownPath(done.job_file_err) });
     return id;
   }
