@@ -46,6 +46,11 @@ const SHARED = {
   'src/core/shellQuote.ts': 'shared',
   // The client writes `--dependency` into scripts; the Jobs view reads the job ids back out.
   'src/core/jobScript.ts': 'shared',
+  // The sbatch parser: the batch-script checks (entry) and the v1 client's submit (where output goes).
+  'src/core/sbatch/parser.ts': 'shared',
+  'src/core/sbatch/options.ts': 'shared',
+  'src/core/sbatch/values.ts': 'shared',
+  'src/core/sbatch/typedValue.ts': 'shared',
   // Job arrays: the client folds and sums them up, the Jobs view groups them (with the job states).
   'src/core/jobArrays.ts': 'shared',
   'src/core/jobState.ts': 'shared',
