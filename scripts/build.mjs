@@ -168,6 +168,8 @@ const builds = [
   { ...common, entryPoints: ['src/core/index.ts'], outfile: 'dist/core.js', platform: 'node', format: 'cjs', target: OLDEST_NODE },
   // The local FirecREST-compatible gateway.
   { ...common, entryPoints: ['gateway/src/main.ts'], outfile: 'dist/gateway.js', platform: 'node', format: 'cjs', target: OLDEST_NODE, sourcemap: true },
+  // The gateway's streamer (the program its streamer transfer jobs run as the user).
+  { ...common, entryPoints: ['gateway/src/streamer/main.ts'], outfile: 'dist/gateway-streamer.js', platform: 'node', format: 'cjs', target: OLDEST_NODE },
 ];
 // Webview bundles (browser), one per panel, when present.
 for (const panel of ['accounting', 'transfers']) {

@@ -45,6 +45,8 @@ export interface GatewayConfig {
   compat: CompatMode;
   /** Seconds between the ingress job's probes of a staged object (default 1; upstream mode 60). */
   ingressPollSeconds?: number;
+  /** Ports a streamer transfer job tries (default 45665–45684; upstream's default is 5665–5675). */
+  streamerPorts?: [number, number];
   /** Seconds a finished job is missing from time-window accounting (Slurm's lag: 3-4 s); 0 = none. */
   accountingLagSeconds: number;
   appVersion: string;

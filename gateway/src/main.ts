@@ -145,6 +145,14 @@ async function main(): Promise<void> {
     ingressPollSeconds: config.ingressPollSeconds ?? (compat === 'upstream' ? 60 : 1),
     idleCloseSeconds: 5,
     transferMethod: 's3',
+    streamer: {
+      // By absolute path: the job runs it as the user, with the job's environment.
+      command: [process.execPath, join(__dirname, 'gateway-streamer.js')],
+      ports: config.streamerPorts ?? [45665, 45684],
+      host: '127.0.0.1',
+      waitTimeoutSeconds: 600,
+      inboundLimitBytes: 5 * 1024 ** 3,
+    },
   };
   const health = new HealthChecker(systems, probeUser, config.healthIntervalSeconds);
   const adminToken = randomBytes(24).toString('base64url');

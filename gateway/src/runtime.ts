@@ -47,12 +47,29 @@ export interface GatewaySettings {
   /** Upstream mode: a connection idle this long is closed unannounced (uvicorn's 5 s). */
   idleCloseSeconds: number;
   /**
-   * The staged transfer method the systems advertise (`data_transfer.serviceType`). The gateway
-   * serves `s3` only; `streamer` or `wormhole` stand for a site configured so (its s3 requests refused).
+   * The staged transfer method the systems advertise (`data_transfer.serviceType`): `s3` (the
+   * gateway's object store) or `streamer` (its transfer jobs run a streamer); `wormhole` stands
+   * for a site configured so (every staged request refused). Requests for another method: 400.
    */
   transferMethod: 's3' | 'streamer' | 'wormhole';
+  /** The streamer method's jobs (`data_transfer` of such a site). */
+  streamer: StreamerSettings;
   /** Seconds a finished job stays out of window listings (v2 jobs, v1 acct by time), as slurmdbd lags. */
   accountingLagSeconds: number;
   /** Users besides root who may update or delete any reservation (v1). */
   reservationAdmins: readonly string[];
+}
+
+/** What a streamer transfer job runs, and where it listens. */
+export interface StreamerSettings {
+  /** The program, by absolute paths: the Node binary and the gateway's streamer (`dist/gateway-streamer.js`). */
+  command: readonly string[];
+  /** Ports the job's streamer tries in turn (`portRange`). */
+  ports: readonly [number, number];
+  /** The interface it listens on, and the address the client is given (`host`, `publicIps`). */
+  host: string;
+  /** Seconds it waits for the client before it stops (`waitTimeout`). */
+  waitTimeoutSeconds: number;
+  /** Bytes an upload may bring (`inboundTransferLimit`). */
+  inboundLimitBytes: number;
 }

@@ -36,7 +36,7 @@ function adapterFor(version: ApiVersion, profile: ConnectionProfile): Adapter {
 function asClient(api: FirecrestApi, profile: ConnectionProfile, transport: Transport, http: ApiHttp, s3: S3Http, options: ClientOptions, tokens: TokenSource): FirecrestClient {
   const client = Object.create(api) as FirecrestClient;
   const logger = options.logger ?? silentLogger;
-  const staging = api instanceof V1Api ? api.staging : new V2Staging(http);
+  const staging = api instanceof V1Api ? api.staging : new V2Staging(http, () => client);
   Object.defineProperties(client, {
     profile: { value: profile, enumerable: true },
     accessToken: { value: (signal?: AbortSignal) => tokens.token({ signal }) },

@@ -21,12 +21,7 @@ import { liveChecks } from '../../src/sbatch/liveChecks';
 import { gatewayOnly } from '../support/target';
 import { client, dec, enc, gateway, scratchDir, t } from './support';
 
-async function compat(mode: 'none' | 'upstream', ingressPollSeconds?: number, idleCloseSeconds?: number): Promise<void> {
-  const g = t.gateway;
-  if (!g?.admin || !g.adminToken) throw new Error('no gateway admin API');
-  const res = await fetch(`${g.admin}/compat`, { method: 'PUT', headers: { authorization: `Bearer ${g.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ mode, ingressPollSeconds, idleCloseSeconds }) });
-  assert.equal(res.status, 200, await res.text());
-}
+const compat = gateway.compat;
 
 const S = t.system;
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');

@@ -64,6 +64,8 @@ export const gateway = {
   stats: () => admin('GET', '/stats') as Promise<{ requests: number; connections: number; byRoute: Record<string, number>; idleDrops: number }>,
   resetStats: () => admin('POST', '/stats/reset'),
   transferMethod: (method: 's3' | 'streamer' | 'wormhole') => admin('PUT', '/transfer-method', { method }),
+  /** The upstream compat mode (`none` to leave it); the ingress poll and idle close follow it unless given. */
+  compat: (mode: 'none' | 'upstream', ingressPollSeconds?: number, idleCloseSeconds?: number) => admin('PUT', '/compat', { mode, ingressPollSeconds, idleCloseSeconds }),
   idp: (s: Record<string, unknown>) => admin('PUT', '/idp', s),
   revokeIdpSessions: (login: string) => admin('POST', '/idp/revoke', { login }) as Promise<{ grantsRevoked: number }>,
 };

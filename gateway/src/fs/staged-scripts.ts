@@ -95,3 +95,42 @@ export function egressScript(s: EgressScript): string {
     '',
   ].join('\n');
 }
+
+export interface StreamerScript {
+  directives: string[];
+  operation: 'receive' | 'send';
+  path: string;
+  secret: string;
+  /** The streamer program by absolute paths (the Node binary, then the script). */
+  command: readonly string[];
+  host: string;
+  ports: readonly [number, number];
+  waitTimeoutSeconds: number;
+  inboundLimitBytes: number;
+  /** The path written into the script as it is, as upstream does (`--compat upstream`). */
+  unquotedPath?: boolean;
+}
+
+/**
+ * The streamer method's job (upstream's `job_streamer.sh` without its pip install): check the path,
+ * then run the streamer as the user until the client has moved the file. The secret goes to it
+ * through the environment, not its command line.
+ */
+export function streamerScript(s: StreamerScript): string {
+  const path = s.unquotedPath ? s.path : shellQuote(s.path);
+  return [
+    '#!/bin/bash',
+    ...s.directives,
+    '',
+    'echo $(date -u) "Ingress/Outgress File Transfer Job (id:${SLURM_JOB_ID:-unknown})"',
+    `target=${path}`,
+    s.operation === 'send'
+      ? 'if [ ! -f "$target" ]; then echo "Error: source file does not exist."; exit 1; fi'
+      : 'if [ -f "$target" ]; then echo "Error: destination file already exist."; exit 1; fi',
+    `export F7T_STREAMER_SECRET=${shellQuote(s.secret)}`,
+    `echo $(date -u) "Starting firecrest streamer in ${s.operation} mode..."`,
+    [...s.command.map(shellQuote), 'server', '--host', shellQuote(s.host), '--port-range', String(s.ports[0]), String(s.ports[1]),
+      '--wait-timeout', String(s.waitTimeoutSeconds), '--inbound-transfer-limit', String(s.inboundLimitBytes), s.operation, '--path', '"$target"'].join(' '),
+    '',
+  ].join('\n');
+}

@@ -3,7 +3,8 @@
  * upload, hands out one presigned PUT per part plus the CompleteMultipartUpload URL, and submits
  * the ingress job that waits for the object and copies it to the target as the user;
  * `transfer/download` checks the source, submits the egress job that puts the file into the store,
- * and hands out the presigned GET at once (404 NoSuchKey until the job has finished).
+ * and hands out the presigned GET at once (404 NoSuchKey until the job has finished). A site with
+ * the `streamer` method is served by streamed.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { join, posix } from 'node:path';
@@ -18,6 +19,7 @@ import { Signer } from '../staging/signer';
 import { ObjectStore } from '../staging/store';
 import { StagingSweeper } from '../staging/sweep';
 import { ctx, type V2Deps } from './context';
+import { streamerTransfer } from './streamed';
 import type { SubmitTransferJob } from './context';
 
 const METHOD = 's3';
@@ -69,6 +71,7 @@ export async function stagedTransferRoutes(app: FastifyInstance, deps: V2Deps, s
     const target = b.sourcePath();
     const account = b.string(['account']);
     const d = directivesOf(req);
+    if (d.method === 'streamer' && settings.transferMethod === 'streamer') return streamerTransfer(req, reply, 'upload', deps, submit);
     if (d.method !== METHOD || settings.transferMethod !== METHOD) throw new ApiError(400, 'Requested transfer method is not available.');
     if (d.fileSize === undefined) throw new ApiError(500, "Missing 'fileSize' in the s3 transfer directives: the number of parts cannot be computed.");
     const ttl = settings.stagingTtlSeconds;
@@ -99,9 +102,10 @@ export async function stagedTransferRoutes(app: FastifyInstance, deps: V2Deps, s
   app.post('/download', async (req, reply) => {
     const b = Inputs.body(req);
     const { user } = ctx(req);
+    const d = directivesOf(req);
+    if (d.method === 'streamer' && settings.transferMethod === 'streamer') return streamerTransfer(req, reply, 'download', deps, submit);
     const source = b.sourcePath();
     const account = b.string(['account']);
-    const d = directivesOf(req);
     if (d.method !== METHOD || settings.transferMethod !== METHOD) throw new ApiError(400, 'Requested transfer method is not available.');
     const kind = (await runRemote(user, ['stat', '-L', '-c', '%F', '--', source], settings)).stdout.toString('utf8').trim();
     if (kind === 'directory') throw new ApiError(400, `${source} is a directory: only files can be downloaded.`);

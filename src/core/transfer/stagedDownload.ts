@@ -59,6 +59,8 @@ export async function stagedDownload(deps: TransferDeps, system: string, remoteP
   const { api, s3, logger } = deps;
   const signal = o.signal;
   if (!deps.staging) throw new S3Error('Staged transfers are not available on this connection', false);
+  const whole = await deps.staging.wholeDownload?.(system, signal);
+  if (whole) return whole(system, remotePath, temp, o);
   o.onProgress?.({ phase: 'staging', message: 'Requesting a staged download' });
   const ticket = await deps.staging.startDownload(system, remotePath, { account: o.account, signal });
   try {

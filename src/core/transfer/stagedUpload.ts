@@ -69,12 +69,13 @@ export interface StagedUploadOutcome {
 export async function stagedUpload(deps: TransferDeps, system: string, source: UploadSource, remotePath: string, o: StagedTransferOptions, partsSent: () => void = () => undefined): Promise<StagedUploadOutcome> {
   const { api, s3, logger } = deps;
   const signal = o.signal;
-  if (deps.staging?.uploadWhole) {
-    if (o.resume) throw new InvalidInputError('The staged upload cannot be resumed: this API version stages a file in one piece; start it again');
-    // One form: the hash reads the source next to it (there is no job wait to hide it in).
+  const whole = await deps.staging?.wholeUpload?.(system, signal);
+  if (whole) {
+    if (o.resume) throw new InvalidInputError(`The staged upload cannot be resumed: ${system} takes a large file in one piece; start it again`);
+    // One piece: the hash reads the source next to it (there is no job wait to hide it in).
     partsSent();
     try {
-      await deps.staging.uploadWhole(system, source, remotePath, o);
+      await whole(system, source, remotePath, o);
     } catch (e) {
       // The message says whether the server's task was invalidated (it then moves nothing).
       if (e instanceof CancelledError) logger.info(`Staged upload to ${system}:${remotePath} cancelled: ${e.message}`);

@@ -4,7 +4,7 @@
  * snake_case before, and the top-level fallbacks the official client accepts).
  */
 import { z } from 'zod';
-import type { TransferOptions } from '../api';
+import type { FirecrestApi, TransferOptions } from '../api';
 import { MalformedResponseError, NotSupportedError } from '../errors';
 import type { ApiHttp } from '../http/apiHttp';
 import type { TransferJob } from '../model';
@@ -14,6 +14,7 @@ import { parseBody } from '../v2/parse';
 import { hasWhitespace, plainAlias } from '../v2/plainAlias';
 import { TransferJobW } from '../v2/wire';
 import type { UploadSource } from './uploadSource';
+import { V2Streamer } from './v2Streamer';
 
 /** A staged upload the server opened: where the parts go and the job that takes the file over. */
 export interface StagedUploadTicket {
@@ -31,15 +32,26 @@ export interface StagedDownloadTicket {
   release?(): Promise<void>;
 }
 
+/** A large upload in one piece: `source` to the full target path `remotePath`, in place when it resolves. */
+export type WholeUpload = (system: string, source: UploadSource, remotePath: string, o: TransferOptions) => Promise<void>;
+/** A large download in one piece into the local file `temp`: its size and SHA-256 as received. */
+export type WholeDownload = (system: string, remotePath: string, temp: string, o: TransferOptions) => Promise<{ bytes: number; sha256: string }>;
+
 /** How staged transfers are requested from one API generation (v2 transfer/*, v1 xfer-external). */
 export interface StagingRoutes {
   startUpload(system: string, remotePath: string, fileSize: number, o: { account?: string; signal?: AbortSignal }): Promise<StagedUploadTicket>;
   startDownload(system: string, remotePath: string, o: { account?: string; signal?: AbortSignal }): Promise<StagedDownloadTicket>;
   /**
-   * A staged upload in one piece (API v1: one presigned form, no parts, no resume). When present
-   * it replaces the multipart flow; resolves once the file is in place.
+   * How `system` takes a large upload when it is not the multipart flow (API v1: one presigned
+   * form; a v2 site with the streamer method): the function that carries it, resolving once the
+   * file is in place (no parts, no resume). Undefined: the multipart flow.
    */
-  uploadWhole?(system: string, source: UploadSource, remotePath: string, o: TransferOptions): Promise<void>;
+  wholeUpload?(system: string, signal?: AbortSignal): Promise<WholeUpload | undefined>;
+  /**
+   * How `system` gives a large download when it is not a presigned URL (a v2 site with the
+   * streamer method): the function that fills `temp`. Undefined: the URL flow.
+   */
+  wholeDownload?(system: string, signal?: AbortSignal): Promise<WholeDownload | undefined>;
   /** Drops the staged copy once a download has been read (v1 `invalidate`); failures are the caller's to ignore. */
   finishDownload?(ticket: StagedDownloadTicket): Promise<void>;
 }
@@ -66,25 +78,44 @@ function transferJobOf(res: Parameters<typeof parseBody>[1], route: string): Tra
 }
 
 /** The staged transfer methods this client speaks. */
-const SPOKEN = ['s3'];
+const SPOKEN = ['s3', 'streamer'];
 
 /** `StagingRoutes` of API v2 with the S3 transfer method. */
 export class V2Staging implements StagingRoutes {
   /** Each system's advertised method (`data_transfer.serviceType`), asked for once. */
   private methods?: Promise<Map<string, string | undefined>>;
 
-  constructor(private readonly http: ApiHttp) {}
+  private readonly streamer: V2Streamer;
+
+  /** `api`: the client the streamer's jobs are waited for, moved and cancelled through. */
+  constructor(private readonly http: ApiHttp, api: () => FirecrestApi) {
+    this.streamer = new V2Streamer(http, api);
+  }
+
+  /** The method `system` advertises (`data_transfer.serviceType`), undefined when it does not say. */
+  private async method(system: string, signal?: AbortSignal): Promise<string | undefined> {
+    this.methods ??= new StatusRoutes(this.http).systems({ signal }).then((list) => new Map(list.map((x) => [x.name, x.transferMethod])));
+    this.methods.catch(() => { this.methods = undefined; });
+    return (await this.methods.catch(() => undefined))?.get(system);
+  }
+
+  /** A streamer site's large uploads go in one piece over the streamer. */
+  async wholeUpload(system: string, signal?: AbortSignal): Promise<WholeUpload | undefined> {
+    return (await this.method(system, signal)) === 'streamer' ? this.streamer.upload : undefined;
+  }
+
+  async wholeDownload(system: string, signal?: AbortSignal): Promise<WholeDownload | undefined> {
+    return (await this.method(system, signal)) === 'streamer' ? this.streamer.download : undefined;
+  }
 
   /**
    * Refuses in words, before anything is requested, a staged transfer on a system whose site moves
    * large files by a method this client does not speak (`streamer`, `wormhole`).
    */
   private async checkMethod(system: string, direction: 'upload' | 'download', signal?: AbortSignal): Promise<void> {
-    this.methods ??= new StatusRoutes(this.http).systems({ signal }).then((list) => new Map(list.map((x) => [x.name, x.transferMethod])));
-    this.methods.catch(() => { this.methods = undefined; });
-    const method = (await this.methods.catch(() => undefined))?.get(system);
+    const method = await this.method(system, signal);
     if (method === undefined || SPOKEN.includes(method)) return;
-    throw new NotSupportedError(`${system} moves files above its direct-transfer limit with the "${method}" method, which this extension does not speak yet (it speaks ${SPOKEN.join(', ')}): this ${direction} is too large to go directly. Smaller files move as usual.`);
+    throw new NotSupportedError(`${system} moves files above its direct-transfer limit with the "${method}" method, which this extension does not speak yet (it speaks ${SPOKEN.join(' and ')}): this ${direction} is too large to go directly. Smaller files move as usual.`);
   }
 
   async startUpload(system: string, remotePath: string, fileSize: number, o: { account?: string; signal?: AbortSignal }): Promise<StagedUploadTicket> {

@@ -18,7 +18,7 @@ import { ProgressMeter } from '../transfer/progressMeter';
 import type { S3Http } from '../transfer/s3Http';
 import { isRetryable } from '../transfer/transferDeps';
 import { fileSource, type UploadSource } from '../transfer/uploadSource';
-import type { StagedDownloadTicket, StagedUploadTicket, StagingRoutes } from '../transfer/v2Staging';
+import type { StagedDownloadTicket, StagedUploadTicket, StagingRoutes, WholeUpload } from '../transfer/v2Staging';
 import { Tasks } from './tasks';
 import { V1Http } from './v1Http';
 
@@ -55,7 +55,7 @@ export class V1Staging implements StagingRoutes {
   }
 
   startUpload(): Promise<StagedUploadTicket> {
-    return Promise.reject(new NotSupportedError('API v1 stages uploads through one presigned form, not in parts: use uploadWhole'));
+    return Promise.reject(new NotSupportedError('API v1 stages uploads through one presigned form, not in parts: use wholeUpload'));
   }
 
   /**
@@ -86,6 +86,11 @@ export class V1Staging implements StagingRoutes {
   /** Uploads a local file to `remotePath` (a directory or a file path); resolves with the task id once placed (114). */
   async upload(system: string, localPath: string, remotePath: string, o: TransferOptions = {}): Promise<string> {
     return this.send(system, basename(localPath), await fileSource(localPath), remotePath, o);
+  }
+
+  /** Every v1 upload of the staging area is one presigned form. */
+  wholeUpload(): Promise<WholeUpload> {
+    return Promise.resolve((system, source, remotePath, o) => this.uploadWhole(system, source, remotePath, o));
   }
 
   /** The seam's one-piece upload: `source` to the full target file path `remotePath`. */

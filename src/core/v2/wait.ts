@@ -32,7 +32,8 @@ export function* transferPollSleeps(): Generator<number, never> {
   for (;;) yield 10;
 }
 
-const SUCCESS_MARKERS = ['Files were successfully', 'File was successfully', 'Multipart file upload successfully completed'];
+/** What a transfer job's log says when it ended well (the streamer's: `File <path> received|sent successfully.`). */
+const SUCCESS_MARKERS = ['Files were successfully', 'File was successfully', 'Multipart file upload successfully completed', 'received successfully.', 'sent successfully.'];
 
 /**
  * The log files the v2 server names for its transfer jobs (§3.5): `.f7t_file_handling_job_<uuid>.log`

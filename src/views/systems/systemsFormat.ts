@@ -40,6 +40,7 @@ export function transferLine(s: Pick<System, 'transferMethod' | 'maxDirectTransf
   const direct = `${Math.round(s.maxDirectTransferSize / 1024)} KiB`;
   if (!s.transferMethod) return undefined;
   if (s.transferMethod === 's3' || s.transferMethod === 'xfer-external') return `Files up to ${direct} move directly; larger ones are staged (${s.transferMethod}).`;
+  if (s.transferMethod === 'streamer') return `Files up to ${direct} move directly; larger ones stream from a transfer job on the cluster (streamer).`;
   return `$(warning) Files up to ${direct} move directly; this site stages larger ones with "${s.transferMethod}", which the extension does not speak yet.`;
 }
 
