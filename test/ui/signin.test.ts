@@ -49,16 +49,19 @@ describe('Sign in as a person (UI)', () => {
     assert.ok(code && at, said);
     await screenshot(page, 'signin-device-code', dialog);
 
-    // "Copy and Open" opens a tab. code-server sends a 127.0.0.1 address through its own port
-    // proxy, which the identity provider's absolute URLs do not survive: the person types the
-    // address shown instead (a site's identity provider is never on the loopback).
+    // "Copy and Open" opens the identity provider's page in a tab, and that page works: code-server
+    // reaches a 127.0.0.1 address through its port proxy, and the page's path and code survive it.
     const opened = page.context().waitForEvent('page', { timeout: 15_000 });
     await dialog.locator('.monaco-button').filter({ hasText: 'Copy and Open' }).click();
-    await (await opened).close();
-    const idp = await page.context().newPage();
+    const idp = await opened;
+    // Until the sign-in ends, the code and the address stay on screen (the progress notification).
+    const waiting = page.locator('.notification-toast').filter({ hasText: `Waiting for the sign-in with the code ${code}` }).first();
+    await waiting.waitFor({ timeout: 15_000 });
+    assert.match(await waiting.innerText(), new RegExp(at.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
     try {
-      await idp.goto(at);
-      const input = idp.locator('input[name="user_code"]');
+      await idp.waitForLoadState();
+      // With the code in the address, the provider asks to confirm it; without, to type it.
+      const input = idp.locator('input[name="user_code"]:visible');
       if (await input.count()) {
         await input.fill(code);
         await idp.getByRole('button', { name: 'Continue' }).click();

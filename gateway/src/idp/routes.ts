@@ -178,6 +178,10 @@ export async function idpRoutes(app: FastifyInstance, holder: IdpHolder): Promis
       const r = req.raw as IncomingMessage & { originalUrl?: string; body?: unknown };
       r.originalUrl = r.url;
       r.url = (r.url ?? '/').slice('/idp'.length) || '/';
+      // The issuer is one fixed address, whatever Host a request came through: a page shown through
+      // a port proxy that strips its prefix (a browser VS Code's /proxy/<port>/ for a loopback
+      // address) posts its form to the issuer itself, which the browser on this machine reaches.
+      r.headers.host = new URL(provider.issuer).host;
       const path = r.url.split('?')[0];
       const hooks = holder.hooks;
       if (r.method === 'POST' && path === '/device') {

@@ -63,7 +63,7 @@ export async function oidcSignIn(profile: ConnectionProfile, log: Log, flow: Sig
           progress.report({ message: vscode.l10n.t('Continue in your browser.') });
           return await oidc.signInWithBrowser(async (url) => {
             if (hooks.openUrl) return hooks.openUrl(url);
-            const opened = await vscode.env.openExternal(vscode.Uri.parse(url, true));
+            const opened = await vscode.env.openExternal(await externalUrl(url));
             if (!opened) throw new CancelledError('The browser was not opened');
           }, { signal: abort.signal });
         } finally {
@@ -76,25 +76,41 @@ export async function oidcSignIn(profile: ConnectionProfile, log: Log, flow: Sig
   }
 }
 
+/**
+ * `url` as the person's browser can open it. Where VS Code runs in a browser (code-server), an
+ * address on the server's loopback is reachable only through VS Code's port proxy, and code-server's
+ * answer to `asExternalUri` names the proxy of the port without the page's path and query: they
+ * are put back. Elsewhere (a desktop window, a site's identity provider) the address is as given.
+ */
+export async function externalUrl(url: string): Promise<vscode.Uri> {
+  const uri = vscode.Uri.parse(url, true);
+  const external = await vscode.env.asExternalUri(uri);
+  if (external.toString() === uri.toString() || uri.path === '' || uri.path === '/' || external.path.endsWith(uri.path)) return external;
+  return external.with({ path: `${external.path.replace(/\/+$/, '')}${uri.path}`, query: uri.query || external.query, fragment: uri.fragment });
+}
+
 async function deviceSignIn(oidc: OidcClient, progress: vscode.Progress<{ message?: string }>, signal: AbortSignal, hooks: SignInHooks): Promise<OidcTokens> {
   const device = await oidc.startDeviceSignIn();
-  const code = { userCode: device.userCode, verificationUri: device.verificationUri, verificationUriComplete: device.verificationUriComplete };
+  // The address to type, and the one to open (with the code in it, where the provider gives one).
+  const at = (await externalUrl(device.verificationUri)).toString(true);
+  const page = await externalUrl(device.verificationUriComplete ?? device.verificationUri);
+  const code = { userCode: device.userCode, verificationUri: at, verificationUriComplete: device.verificationUriComplete && page.toString(true) };
+  // From here until the sign-in ends, the progress notification shows the code and the address.
+  progress.report({ message: vscode.l10n.t('Waiting for the sign-in with the code {0} at {1}', device.userCode, at) });
   if (hooks.onDeviceCode) {
     hooks.onDeviceCode(code);
   } else {
-    // Modal, so that it is gone once answered (a notification would outlive the sign-in); the wait
-    // that follows shows the code in its progress notification, which can cancel it.
+    // Modal, so that it is gone once answered (a notification would outlive the sign-in).
     const copyAndOpen = vscode.l10n.t('Copy and Open');
     const pick = await vscode.window.showInformationMessage(
-      vscode.l10n.t('To sign in, enter the code {0} at {1}', device.userCode, device.verificationUri),
-      { modal: true, detail: vscode.l10n.t('"Copy and Open" copies the code and opens the page of your identity provider.') },
+      vscode.l10n.t('To sign in, enter the code {0} at {1}', device.userCode, at),
+      { modal: true, detail: vscode.l10n.t('"Copy and Open" copies the code and opens the page of your identity provider. The code and the address stay in the notification until the sign-in ends.') },
       copyAndOpen,
     );
     if (pick !== copyAndOpen) throw new CancelledError('The sign-in was cancelled');
     // A browser may refuse clipboard access: the page is opened anyway, and the code stays on screen.
     await Promise.resolve(vscode.env.clipboard.writeText(device.userCode)).catch(() => undefined);
-    await vscode.env.openExternal(vscode.Uri.parse(device.verificationUriComplete ?? device.verificationUri, true));
+    await vscode.env.openExternal(page);
   }
-  progress.report({ message: vscode.l10n.t('Waiting for the sign-in with the code {0} at {1}', device.userCode, device.verificationUri) });
   return device.complete(signal);
 }
