@@ -93,6 +93,17 @@ export async function fetchListing(api: FirecrestApi, dir: FirecrestUri): Promis
   return { entries };
 }
 
+/**
+ * What a listing of the file `path` itself says about it (`ls -l` of one file answers its own line,
+ * read exactly as a folder's lines are): its entry under `name`, or undefined when the answer is
+ * not one file (a folder's contents, a link).
+ */
+export async function fetchFileEntry(api: FirecrestApi, system: string, path: string, name: string): Promise<RemoteEntry | undefined> {
+  const raw = await api.list(system, path, { showHidden: true });
+  if (raw.length !== 1 || raw[0].kind !== 'file' || !raw[0].name.endsWith(name)) return undefined;
+  return { ...toEntry(raw[0]), name };
+}
+
 function isSelfEntry(raw: FileEntry[], path: string): boolean {
   return raw.length === 1 && raw[0].name.includes('/') && (raw[0].name === path || raw[0].name.replace(/\/+$/, '') === path);
 }

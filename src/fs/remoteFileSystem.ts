@@ -6,11 +6,10 @@
  */
 import { isProbed } from './probes';
 import type { FirecrestApi } from '../core/api';
-import { createHash } from 'node:crypto';
-import { InvalidInputError, NotFoundError, NotSupportedError, PermissionDeniedError, TooLargeError } from '../core/errors';
+import { InvalidInputError, NotFoundError, PermissionDeniedError, TooLargeError } from '../core/errors';
 import { FirecrestUri } from '../core/uri';
 import { jobLogsGone, replaceAtomically } from './atomicWrite';
-import { EntryType, entryFromStat, fetchListing, type Listing, type RemoteEntry } from './entries';
+import { EntryType, entryFromStat, fetchFileEntry, fetchListing, type Listing, type RemoteEntry } from './entries';
 import { FsError, tooLargeForDirectTransfer } from './fsError';
 import { TtlCache } from './ttlCache';
 
@@ -49,22 +48,20 @@ export interface LargeFileTransfers {
 }
 
 /**
- * What a direct save left on the cluster is what was sent: the server's SHA-256 (one cheap request
- * for a file under the direct limit), or its size where the server has no checksum.
+ * What a direct save left on the cluster is what was sent: the file's own line of `ls`, one request
+ * that checks the size (a save cut short by a full quota or a dropped connection is shorter) and
+ * gives the new modification time exactly as a folder listing reads it, so VS Code's look at the
+ * saved file needs no listing of its folder. Undefined when the answer is not one file (a server
+ * that lists a file path differently): the size is then taken from `stat`.
  */
-async function verifySaved(api: FirecrestApi, file: FirecrestUri, data: Uint8Array): Promise<void> {
-  let remote: string | undefined;
-  try {
-    remote = (await api.checksum(file.system, file.path)).checksum.toLowerCase();
-  } catch (e) {
-    if (!(e instanceof NotSupportedError)) throw e;
-  }
-  if (remote !== undefined) {
-    if (remote === createHash('sha256').update(data).digest('hex')) return;
-  } else if ((await api.stat(file.system, file.path)).size === data.byteLength) {
-    return;
-  }
-  throw new FsError('Unavailable', `${file.path} on the cluster is not what was saved (${data.byteLength} bytes sent; the server's copy differs): the save did not complete, the editor keeps your text. Save again.`);
+async function verifySaved(api: FirecrestApi, file: FirecrestUri, data: Uint8Array): Promise<RemoteEntry | undefined> {
+  const own = await fetchFileEntry(api, file.system, file.path, file.basename).catch((e: unknown) => {
+    if (e instanceof NotFoundError) return undefined;
+    throw e;
+  });
+  const size = own?.size ?? (await api.stat(file.system, file.path)).size;
+  if (size === data.byteLength) return own;
+  throw new FsError('Unavailable', `${file.path} on the cluster is not what was saved (${data.byteLength} bytes sent, ${size} arrived): the save did not complete, the editor keeps your text. Save again.`);
 }
 
 export class RemoteFileSystem {
@@ -255,6 +252,7 @@ export class RemoteFileSystem {
     // Saving through a link writes the link's target, as an editor on a local disk would.
     const linkTarget = entry && entry.type & EntryType.SymbolicLink ? entry.linkTarget : undefined;
     const target = linkTarget ? resolveLink(dir, linkTarget) : uri;
+    let saved: RemoteEntry | undefined;
     try {
       if (data.byteLength <= limit) {
         // A save is one direct upload, no batch job (at a real site a job queues on the transfer
@@ -262,14 +260,17 @@ export class RemoteFileSystem {
         // The server writes over the file (keeping its mode); what arrived is then checked, so a
         // silent truncation is reported and the editor stays dirty.
         await api.uploadSmall(target.system, target.dirname.path, target.basename, data);
-        await verifySaved(api, target, data);
+        const own = await verifySaved(api, target, data);
+        if (own && entry && !linkTarget) saved = { ...entry, size: own.size, mtime: own.mtime };
       } else {
         // Staged: the upload lands under a temporary name and a job moves it over the target.
         // A link's own mode (rwxrwxrwx) says nothing about its target's: keep the target's as it is.
         await replaceAtomically(api, upload, target, data, linkTarget ? undefined : entry?.permissions, (d) => this.invalidate(d));
       }
     } finally {
-      this.invalidate(dir);
+      // A save over a file: its folder's listing stays, with the file's new line in it (a save is
+      // then two requests); anything else lists the folder again.
+      if (!saved || !this.listings.patch(key(dir), (l) => ({ entries: new Map(l.entries).set(uri.basename, saved as RemoteEntry) }))) this.invalidate(dir);
       if (!target.dirname.equals(dir)) this.invalidate(target.dirname);
     }
     this.opts.onChange?.([{ kind: entry ? 'changed' : 'created', uri }]);

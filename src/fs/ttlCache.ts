@@ -52,6 +52,18 @@ export class TtlCache<V> {
     return p;
   }
 
+  /**
+   * Replaces a cached value by `change(value)`, keeping the time it was fetched (what else it holds
+   * is as old as before). False when nothing is cached under `key` or a fetch of it is in flight.
+   */
+  patch(key: string, change: (value: V) => V): boolean {
+    const hit = this.settled.get(key);
+    if (!hit || this.inflight.has(key)) return false;
+    this.gen++;
+    this.settled.set(key, { value: change(hit.value), at: hit.at });
+    return true;
+  }
+
   /** Drops the keys the predicate selects, cached or in flight. */
   invalidate(select: (key: string) => boolean): void {
     this.gen++;

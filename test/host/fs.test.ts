@@ -94,6 +94,27 @@ describe('remote files (firecrest:// file system)', function () {
     assert.equal(Buffer.from(await read(f)).toString(), 'second version\n');
   });
 
+  it('a save over a file is two requests, the upload and its check; VS Code\'s look at the saved file lists nothing', async function () {
+    const stats = statsOf(t.gateway);
+    if (!stats) return skipBecause(this, 'needs the local gateway\'s request counts');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const f = at('two-requests.txt');
+    await write(f, enc.encode('first'));
+    // As VS Code saves: a look at the file (which lists its folder), the write, a look again.
+    const before = await vscode.workspace.fs.stat(f);
+    await stats.reset();
+    await write(f, enc.encode('the second version, longer\n'));
+    const after = await vscode.workspace.fs.stat(f);
+    const r = routesOf(t);
+    assert.equal(await stats.count(new RegExp(r.files)), 2, 'the upload and its check');
+    assert.equal(await stats.count(new RegExp(r.ls)), 1, 'the check is the file\'s own line, no listing of its folder');
+    assert.equal(after.size, 'the second version, longer\n'.length);
+    assert.ok(after.mtime >= before.mtime);
+    // What the save recorded is what a fresh listing says: the next save sees no conflict.
+    const listed = (await client.list(t.system, base.path, { showHidden: true })).find((e) => e.name === 'two-requests.txt');
+    assert.deepEqual([listed?.size, listed?.mtime], [after.size, after.mtime]);
+  });
+
   it('lists hidden files, links (good and broken) and a folder of 5,000 entries', async () => {
     const dir = base.joinPath('listing');
     await client.mkdir(t.system, dir.path);

@@ -23,6 +23,8 @@ export interface RoutePatterns {
   jobLooks: string;
   /** Listing partitions. */
   partitions: string;
+  /** Every file system request (listings, stats, uploads, checksums...). */
+  files: string;
 }
 
 const V2: RoutePatterns = {
@@ -32,6 +34,7 @@ const V2: RoutePatterns = {
   jobsList: 'GET .*/compute/.*/jobs$',
   jobLooks: 'GET .*/compute/.*/jobs/\\{',
   partitions: 'GET .*/status/.*/partitions',
+  files: '^\\w+ .*/filesystem/',
 };
 
 const V1: RoutePatterns = {
@@ -41,6 +44,7 @@ const V1: RoutePatterns = {
   jobsList: 'GET .*/compute/jobs$',
   jobLooks: 'GET .*/compute/jobs\\?jobs=',
   partitions: 'GET .*/compute/partitions',
+  files: '^\\w+ .*/(utilities|storage)/',
 };
 
 export function routesOf(t: Target): RoutePatterns {
