@@ -3,7 +3,8 @@
  * the only way is to list again; this polls as little as that allows:
  *  - only folders VS Code watches (watch roots) and, below a recursive watch, the folders it listed
  *    recently (expanded in the Explorer), never a whole tree;
- *  - each folder backs off while nothing changes and snaps back when something does;
+ *  - each folder backs off while nothing changes (3 s, doubling) and snaps back when something
+ *    does; once it has been quiet a minute, it is listed at most once a minute;
  *  - nothing at all while the window is not focused or nothing is watched.
  * Free of `vscode`; the provider feeds it watch requests, listings and the window state.
  */
@@ -46,7 +47,12 @@ interface FolderState {
   nextAt: number;
   /** When VS Code itself last listed it (0 for watch roots never listed). */
   listedAt: number;
+  /** Since when nothing changed in it (and VS Code did not list it). */
+  quietSince: number;
 }
+
+/** A folder quiet this long is listed at most once per `maxIntervalMs`. */
+const QUIET_MS = 60_000;
 
 export class ChangePoller {
   private readonly watches = new Map<number, Watch>();
@@ -96,9 +102,10 @@ export class ChangePoller {
   /** VS Code listed `dir` (the Explorer expanded or refreshed it): poll it while it stays in use. */
   noteListed(dir: FirecrestUri, listing: Listing): void {
     const k = dir.toString();
-    const state = this.folders.get(k) ?? { dir, intervalMs: this.base, nextAt: 0, listedAt: 0 };
+    const state = this.folders.get(k) ?? { dir, intervalMs: this.base, nextAt: 0, listedAt: 0, quietSince: 0 };
     state.snapshot = snapshotOf(listing);
     state.listedAt = this.now();
+    state.quietSince = this.now();
     state.intervalMs = this.base;
     state.nextAt = this.now() + this.base;
     this.folders.set(k, state);
@@ -138,7 +145,7 @@ export class ChangePoller {
       const k = folder.toString();
       let s = this.folders.get(k);
       if (!s) {
-        s = { dir: folder, intervalMs: this.base, nextAt: now + this.base, listedAt: 0 };
+        s = { dir: folder, intervalMs: this.base, nextAt: now + this.base, listedAt: 0, quietSince: now };
         this.folders.set(k, s);
       }
       out.set(k, s);
@@ -194,8 +201,16 @@ export class ChangePoller {
       }
       this.opts.onError?.(s.dir, e);
     }
-    s.intervalMs = changes.length > 0 ? this.base : Math.min(this.max, s.intervalMs * 2);
-    s.nextAt = this.now() + s.intervalMs;
+    const now = this.now();
+    if (changes.length > 0) {
+      s.quietSince = now;
+      s.intervalMs = this.base;
+    } else {
+      // Doubling, but a listing that would fall after a quiet minute comes a full interval later.
+      const doubled = Math.min(this.max, s.intervalMs * 2);
+      s.intervalMs = now + doubled - s.quietSince > QUIET_MS ? this.max : doubled;
+    }
+    s.nextAt = now + s.intervalMs;
     if (changes.length > 0 && !this.disposed) this.opts.emit(changes);
   }
 }
