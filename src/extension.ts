@@ -15,6 +15,7 @@ import { BOOTSTRAP_ENV, importBootstrap } from './common/bootstrap';
 import { createClientFactory } from './common/clientFactory';
 import { Connections } from './common/connections';
 import { ConnectionContextKeys } from './common/contextKeys';
+import { WalkthroughProgress } from './common/walkthrough';
 import { loadedBundles } from './common/lazyBundles';
 import { OutputLog } from './common/log';
 import type { ExtensionServices } from './common/services';
@@ -55,7 +56,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   const accounts = registerAccountsProvider(connections, log.withTag('accounts'));
   context.subscriptions.push(accounts);
 
-  const services: ExtensionServices = { context, log, connections, dependencies: new JobDependencies(), followUps: new JobFollowUps() };
+  const walkthrough = new WalkthroughProgress(context.extension.id, connections, log.withTag('walkthrough'));
+  context.subscriptions.push(walkthrough);
+  const services: ExtensionServices = { context, log, connections, dependencies: new JobDependencies(), followUps: new JobFollowUps(), walkthrough };
   // Features: each registers itself with the shared services, one line each.
   const systemsView = new SystemsView(services);
   const jobsView = new JobsView(services);

@@ -7,6 +7,7 @@ import type { FirecrestClient } from '../core/client';
 import type { ConnectionProfile, System } from '../core/model';
 import type { JobFollowUps } from './jobFollowUps';
 import type { JobDependencies } from './jobDependencies';
+import type { WalkthroughSteps } from './walkthrough';
 
 /** `reconnecting`: connected, but the server stopped answering; requests are being tried again. */
 export type ConnectionState = 'signed-out' | 'connecting' | 'connected' | 'reconnecting' | 'error';
@@ -60,4 +61,6 @@ export interface ExtensionServices {
   dependencies: JobDependencies;
   /** What to offer when a job submitted here ends (Fetch from Cluster after Sync and Submit). */
   followUps: JobFollowUps;
+  /** The Get Started walkthrough's steps, ticked as the user reaches them. */
+  walkthrough: WalkthroughSteps;
 }

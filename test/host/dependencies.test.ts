@@ -122,6 +122,32 @@ describe('Dependencies (Run after…)', function () {
     assert.ok(!(await client.jobs(t.system)).some((j) => j.name === `broken-${tag}.sh`), 'no job was submitted');
   });
 
+  it('the first Submit of a script on the cluster that sets nothing asks nothing: it runs in its folder, on the defaults (#41 item 8)', async function () {
+    this.timeout(90_000);
+    const api = await extensionApi();
+    const name = `plain-${tag}.sh`;
+    await client.uploadSmall(t.system, jobs!.path, name, new TextEncoder().encode('#!/bin/bash\n#SBATCH --time=00:01:00\necho plain\n'));
+    const authority = api.connections.multiProfile ? `${encodeURIComponent(PROFILE)}@${t.system}` : t.system;
+    const uri = vscode.Uri.from({ scheme: 'firecrest', authority, path: `${jobs!.path}/${name}` });
+    await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(uri));
+    // As the title button calls it: with the file's Uri, which asks what is missing.
+    const submitted = vscode.commands.executeCommand<Ref | undefined>('firecrest.submitJob', uri);
+    let timer: NodeJS.Timeout | undefined;
+    const asked = new Promise<'asked'>((r) => { timer = setTimeout(() => r('asked'), 30_000); });
+    const first = await Promise.race([submitted, asked]);
+    clearTimeout(timer);
+    if (first === 'asked') {
+      // A question is waiting: dismiss it so the next cases can run.
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      assert.fail('Submit asked a question although the script and the defaults answer everything');
+    }
+    assert.ok(first?.jobId, 'submitted');
+    running.push(first.jobId);
+    const job = await client.job(t.system, first.jobId);
+    if (job.workingDirectory !== undefined) assert.equal(job.workingDirectory, jobs!.path, 'the script\'s own folder');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
   it('refuses a dependency that is not Slurm syntax before submitting anything', async () => {
     const file = join(dir, `bad-${tag}.sh`);
     writeFileSync(file, '#!/bin/bash\necho never\n');

@@ -53,6 +53,38 @@ describe('workbench shell', () => {
     await runCommand(page, 'View: Close All Editors');
     await page.locator('.tabs-container .tab').filter({ hasText: 'Walkthrough' }).waitFor({ state: 'detached', timeout: 15_000 });
   });
+
+  it('ticks the walkthrough\'s steps as they are done: connected at start-up, a submission and Follow Output from its notification (#41 item 11)', async function () {
+    this.timeout(180_000);
+    const page = await openWorkbench();
+    const steps = async (): Promise<Record<string, boolean>> => {
+      const walkthrough = page.locator('.gettingStartedContainer');
+      await walkthrough.getByText('Connect to a cluster').first().waitFor({ timeout: 15_000 });
+      const rows = await walkthrough.locator('.getting-started-step').evaluateAll((els) => els.map((e) => [e.querySelector('.step-title')?.textContent ?? '', !!e.querySelector('.codicon-getting-started-step-checked')] as const));
+      return Object.fromEntries(rows);
+    };
+    const openWalkthrough = async (): Promise<void> => {
+      await runCommand(page, 'Welcome: Open Walkthrough...');
+      await page.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'Get started with FirecREST' }).first().click({ timeout: 15_000 });
+    };
+    // The connection was made before the walkthrough was first opened: its step is ticked all the same.
+    await openWalkthrough();
+    await page.locator('.gettingStartedContainer .getting-started-step').filter({ hasText: 'Connect to a cluster' }).locator('.codicon-getting-started-step-checked').waitFor({ timeout: 15_000 });
+    // Submit hello.sbatch, then follow it from the notification (a button the extension answers itself).
+    await runCommand(page, 'FirecREST: Open hello.sbatch');
+    await page.locator('.editor-instance .view-lines').filter({ hasText: '#SBATCH --job-name=hello' }).first().waitFor({ timeout: 30_000 });
+    await runCommand(page, 'FirecREST: Submit Job');
+    // hello.sbatch is on the cluster and sets what it needs: no question.
+    const notice = page.locator('.notification-toast').filter({ hasText: /Submitted job \d+/ }).first();
+    await notice.waitFor({ timeout: 60_000 });
+    await notice.locator('.monaco-button').filter({ hasText: 'Follow Output' }).click();
+    await page.locator('.terminal-tabs-entry, .single-terminal-tab, .tabs-list .monaco-list-row').filter({ hasText: /Job \d+ stdout/ }).first().waitFor({ timeout: 30_000 });
+    await openWalkthrough();
+    const ticks = await steps();
+    await screenshot(page, 'walkthrough-ticked');
+    assert.deepEqual(ticks, { 'Connect to a cluster': true, 'Open your remote home': ticks['Open your remote home'], 'Submit hello.sbatch': true, 'Follow its output': true }, JSON.stringify(ticks));
+    await runCommand(page, 'View: Close All Editors');
+  });
 });
 
 describe('Add Connection, step by step', () => {

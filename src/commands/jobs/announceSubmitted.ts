@@ -2,9 +2,11 @@
 import * as vscode from 'vscode';
 import type { JobRef } from '../../common/jobRef';
 import type { JobsViewControl } from '../../common/viewControls';
+import type { WalkthroughSteps } from '../../common/walkthrough';
 
-export function announceSubmitted(ref: JobRef, jobs: JobsViewControl, what: string): void {
+export function announceSubmitted(ref: JobRef, jobs: JobsViewControl, what: string, steps: WalkthroughSteps): void {
   jobs.track(ref);
+  steps.reached('submit');
   const follow = 'Follow Output';
   const show = 'Show in Jobs';
   const cancel = 'Cancel';

@@ -62,5 +62,6 @@ export async function followJobOutput(services: ExtensionServices, followers: Fo
   const terminal = vscode.window.createTerminal({ name: `Job ${ref.jobId} ${String(stream)}`, pty, iconPath: new vscode.ThemeIcon('output') });
   followers.all.set(key, { pty, terminal });
   terminal.show(true);
+  services.walkthrough.reached('follow');
   return { key, path };
 }

@@ -34,6 +34,6 @@ export async function resubmitJob(services: ExtensionServices, jobs: JobsViewCon
   if (record) {
     await provenance.record({ ...record, jobId, submittedAt: new Date().toISOString() }).catch((e: unknown) => services.log.withTag('jobs').warn(`could not keep the record of job ${jobId}: ${e instanceof Error ? e.message : String(e)}`));
   }
-  announceSubmitted(next, jobs, `Resubmitted ${ref.jobId} as`);
+  announceSubmitted(next, jobs, `Resubmitted ${ref.jobId} as`, services.walkthrough);
   return next;
 }

@@ -1,9 +1,11 @@
 /**
  * FirecREST: Submit Job. Submits the open (or given) script: a local file as script text, a
  * `firecrest://` file by its remote path. One flow from the title button, the CodeLens, the
- * Explorer and the palette: it asks only for what the script's `#SBATCH` lines leave open, and
- * only once per script (the answers are remembered, SubmitMemory); *Submit Job with Options…*
- * asks again. An argument object (`{uri?, system?, workingDirectory?, account?, partition?,
+ * Explorer and the palette. The first Submit of a script asks only what has no sensible answer:
+ * the working directory of a local script (a cluster script runs in its folder), an account when
+ * the user has several and none is the default, a partition when the system has no default; a
+ * reservation never. What the script's `#SBATCH` lines fix is never asked. The answers are
+ * remembered per script (SubmitMemory); *Submit Job with Options…* asks everything again. An argument object (`{uri?, system?, workingDirectory?, account?, partition?,
  * reservation?, env?}`) takes the same path without prompts (tests, other extensions); `ask`
  * makes it ask (`missing`: what is neither given nor remembered; `all`: everything open again).
  */
@@ -78,10 +80,12 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
   const reuse = ask === 'missing' && last?.profile === profile && last.system === system ? last : undefined;
   const asking = ask !== 'none';
 
+  // `missing`: only what has no sensible default; `all` (with options): everything open.
+  const everything = ask === 'all';
   let workingDirectory = args?.workingDirectory ?? directives.chdir ?? reuse?.workingDirectory;
   if (!workingDirectory) {
-    const fallback = (ask === 'all' ? last?.workingDirectory : undefined) ?? (remote ? remote.dirname.path : await homeDirectory(services, client, profile, system));
-    workingDirectory = asking ? await askWorkingDirectory(fallback) : fallback;
+    const fallback = (everything ? last?.workingDirectory : undefined) ?? (remote ? remote.dirname.path : await homeDirectory(services, client, profile, system));
+    workingDirectory = asking && (everything || !remote) ? await askWorkingDirectory(fallback) : fallback;
     if (!workingDirectory) return undefined;
   }
 
@@ -91,11 +95,12 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
   else submission.script = text;
 
   // null: the user dismissed a pick (stop); undefined: leave it to the scheduler.
-  const account = args?.account !== undefined ? args.account || undefined : directives.account ? undefined : reuse ? reuse.account : asking ? await askAccount(client, system, last?.account ?? profileInfo?.defaultAccount) : profileInfo?.defaultAccount;
+  const account = args?.account !== undefined ? args.account || undefined : directives.account ? undefined : reuse ? reuse.account
+    : everything || (asking && !profileInfo?.defaultAccount) ? await askAccount(client, system, last?.account ?? profileInfo?.defaultAccount, everything) : profileInfo?.defaultAccount;
   if (account === null) return undefined;
-  const partition = args?.partition !== undefined ? args.partition || undefined : directives.partition ? undefined : reuse ? reuse.partition : asking ? await askPartition(client, system) : undefined;
+  const partition = args?.partition !== undefined ? args.partition || undefined : directives.partition ? undefined : reuse ? reuse.partition : asking ? await askPartition(client, system, everything) : undefined;
   if (partition === null) return undefined;
-  const reservation = args?.reservation !== undefined ? args.reservation || undefined : directives.reservation ? undefined : reuse ? reuse.reservation : asking ? await askReservation(client, system) : undefined;
+  const reservation = args?.reservation !== undefined ? args.reservation || undefined : directives.reservation ? undefined : reuse ? reuse.reservation : everything ? await askReservation(client, system) : undefined;
   if (reservation === null) return undefined;
   // Run after… is a choice for this run only: asked with the options, never remembered.
   const dependency = args?.dependency !== undefined ? args.dependency || undefined : ask === 'all' && !fixed('dependency') ? await askDependency(client, system) : undefined;
@@ -127,7 +132,7 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
     env: submission.env,
     options: { workingDirectory, name: submission.name, account, partition, reservation, ...(dependency ? { dependency } : {}) },
   }).catch((e: unknown) => services.log.withTag('jobs').warn(`could not keep the record of job ${jobId}: ${e instanceof Error ? e.message : String(e)}`));
-  announceSubmitted(ref, jobs, 'Submitted');
+  announceSubmitted(ref, jobs, 'Submitted', services.walkthrough);
   return ref;
 }
 

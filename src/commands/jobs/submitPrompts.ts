@@ -31,7 +31,11 @@ export async function askWorkingDirectory(initial: string): Promise<string | und
   });
 }
 
-export async function askAccount(client: FirecrestApi, system: string, preferred?: string): Promise<string | undefined | null> {
+/**
+ * The account to charge. `always` false: asked only when the user has several and none is the
+ * scheduler's default (sbatch then charges the default: undefined).
+ */
+export async function askAccount(client: FirecrestApi, system: string, preferred?: string, always = true): Promise<string | undefined | null> {
   let accounts: { name: string; isDefault: boolean }[] = [];
   try {
     accounts = (await client.userInfo(system)).accounts ?? [];
@@ -40,6 +44,7 @@ export async function askAccount(client: FirecrestApi, system: string, preferred
   }
   if (accounts.length === 0) return preferred;
   if (accounts.length === 1) return accounts[0].name;
+  if (!always && accounts.some((a) => a.isDefault)) return preferred;
   const first = preferred ?? accounts.find((a) => a.isDefault)?.name;
   const items = accounts
     .map((a) => ({ label: a.name, description: [a.isDefault ? 'scheduler default' : '', a.name === preferred ? 'profile default' : ''].filter(Boolean).join(', ') }))
@@ -48,9 +53,11 @@ export async function askAccount(client: FirecrestApi, system: string, preferred
   return pick ? pick.label : null;
 }
 
-export async function askPartition(client: FirecrestApi, system: string): Promise<string | undefined | null> {
+/** The partition. `always` false: asked only when the system has no default partition. */
+export async function askPartition(client: FirecrestApi, system: string, always = true): Promise<string | undefined | null> {
   const partitions = await client.partitions(system);
   if (partitions.length === 0) return undefined;
+  if (!always && partitions.some((p) => p.isDefault)) return undefined;
   const items = [
     { label: SCHEDULER_DEFAULT, description: partitions.find((p) => p.isDefault)?.name ?? '' },
     ...partitions.map((p) => ({ label: p.name, description: [p.state, p.isDefault ? 'default' : ''].filter(Boolean).join(' · ') })),
