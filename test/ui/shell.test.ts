@@ -60,8 +60,11 @@ describe('workbench shell', () => {
     const steps = async (): Promise<Record<string, boolean>> => {
       const walkthrough = page.locator('.gettingStartedContainer');
       await walkthrough.getByText('Connect to a cluster').first().waitFor({ timeout: 15_000 });
-      const rows = await walkthrough.locator('.getting-started-step').evaluateAll((els) => els.map((e) => [e.querySelector('.step-title')?.textContent ?? '', !!e.querySelector('.codicon-getting-started-step-checked')] as const));
-      return Object.fromEntries(rows);
+      const out: Record<string, boolean> = {};
+      for (const step of await walkthrough.locator('.getting-started-step').all()) {
+        out[(await step.locator('.step-title').first().innerText()).trim()] = (await step.locator('.codicon-getting-started-step-checked').count()) > 0;
+      }
+      return out;
     };
     const openWalkthrough = async (): Promise<void> => {
       await runCommand(page, 'Welcome: Open Walkthrough...');

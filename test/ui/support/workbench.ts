@@ -76,8 +76,10 @@ export async function runCommand(page: Page, title: string, timeoutMs = 60_000):
     // caches the workspace's file list, and a file written later is then missing from Ctrl+P.
     await page.keyboard.press('F1');
     await input.waitFor();
-    await input.fill(`>${title}`);
-    const offered = await row.waitFor({ timeout: 5_000 }).then(() => true, () => false);
+    // While a dialog is up (or a page that opened a moment ago still holds the focus), the
+    // workbench is inert and the palette takes no typing: open it again, as for a missing command.
+    const typed = await input.fill(`>${title}`, { timeout: 5_000 }).then(() => true, () => false);
+    const offered = typed && (await row.waitFor({ timeout: 5_000 }).then(() => true, () => false));
     if (offered) break;
     if (Date.now() > deadline) throw new Error(`the command palette did not offer "${title}" within ${timeoutMs / 1000} s`);
   }
