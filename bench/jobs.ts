@@ -80,6 +80,7 @@ function fakeConnections(client?: FirecrestClient): ConnectionService {
     defaultProfileName: () => 'bench',
     client: async () => client!,
     systems: async () => client!.systems(),
+    checkNow: async () => true,
     multiProfile: false,
   };
 }

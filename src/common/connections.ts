@@ -31,6 +31,8 @@ interface Entry {
   state: ConnectionState;
   serverVersion?: string;
   error?: string;
+  /** Since when (epoch ms) its server has not answered (state `reconnecting`). */
+  unreachableSince?: number;
   client?: Promise<FirecrestClient>;
   systems?: { at: number; value: Promise<System[]> };
 }
@@ -85,7 +87,22 @@ export class Connections extends Disposable implements ConnectionService {
       state: e.state,
       ...(e.serverVersion ? { serverVersion: e.serverVersion } : {}),
       ...(e.error ? { error: e.error } : {}),
+      ...(e.unreachableSince !== undefined ? { unreachableSince: e.unreachableSince } : {}),
     }));
+  }
+
+  /**
+   * Asks a profile's server now whether it answers (Retry on "Cannot reach"): true when it does.
+   * An answer after an outage recovers the profile (the views refresh); none keeps it "reconnecting".
+   */
+  async checkNow(name: string): Promise<boolean> {
+    const entry = this.entries.get(name);
+    const client = await entry?.client?.catch(() => undefined);
+    if (!entry || !client) return false;
+    const up = await client.ping({ timeoutMs: PROBE_TIMEOUT_MS, signal: this.lifetime.signal });
+    if (this.entries.get(name) === entry) this.answered(name, up);
+    if (!up) this.probe(name);
+    return up;
   }
 
   defaultProfileName(): string | undefined {
@@ -365,6 +382,7 @@ export class Connections extends Disposable implements ConnectionService {
   private setState(entry: Entry, state: ConnectionState, error?: string): void {
     entry.state = state;
     entry.error = error;
+    entry.unreachableSince = state === 'reconnecting' ? (entry.unreachableSince ?? Date.now()) : undefined;
     this._onDidChange.fire();
   }
 

@@ -19,6 +19,8 @@ export interface ConnectionInfo {
   serverVersion?: string;
   /** Last connection error, user-readable (never contains a secret). */
   error?: string;
+  /** Since when (epoch ms) the server has not answered (state `reconnecting`). */
+  unreachableSince?: number;
 }
 
 /** Profiles, secrets and the ONE shared client per profile. */
@@ -35,6 +37,8 @@ export interface ConnectionService {
    * single-flight; rejects with UnauthorizedError when there is no secret (signed out).
    */
   client(profileName?: string): Promise<FirecrestClient>;
+  /** Asks the profile's server now whether it answers (Retry); recovers the profile when it does. */
+  checkNow(profileName: string): Promise<boolean>;
   /** Systems of a profile (cached briefly; `refresh` forces a new request). */
   systems(profileName?: string, refresh?: boolean): Promise<System[]>;
   /** True when more than one profile is configured (URIs then carry the profile). */

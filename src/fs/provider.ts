@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { isPassing } from '../common/failureKinds';
+import { isUnreachable } from '../common/reachability';
 import { FirecrestUri, FIRECREST_SCHEME } from '../core/uri';
 import { isCancellation } from '../core/errors';
 import type { Log } from '../common/services';
@@ -85,11 +86,27 @@ export class FirecrestFileSystemProvider implements vscode.FileSystemProvider, v
 
   readDirectory(uri: vscode.Uri): Promise<[string, vscode.FileType][]> {
     return this.run('readDirectory', uri, async (u) => {
-      const listing = await this.core.list(u);
+      let listing;
+      try {
+        listing = await this.core.list(u);
+      } catch (e) {
+        if (!isUnreachable(e)) throw e;
+        // Never an empty folder for a listing that failed: what was last listed here, while the
+        // server does not answer (said once, with Retry); nothing, and the error, when never listed.
+        this.unreachable.fire(u);
+        listing = this.core.lastListing(u);
+        if (!listing) throw e;
+        this.log.info(`readDirectory ${uri.toString(true)}: the server does not answer; showing the listing of earlier`);
+        return [...listing.entries.values()].map((x): [string, vscode.FileType] => [x.name, x.type as vscode.FileType]);
+      }
       this.poller.noteListed(u, listing);
       return [...listing.entries.values()].map((e): [string, vscode.FileType] => [e.name, e.type as vscode.FileType]);
     });
   }
+
+  private readonly unreachable = new vscode.EventEmitter<FirecrestUri>();
+  /** A listing found the server not answering (the folder then shows what was last listed). */
+  readonly onUnreachable = this.unreachable.event;
 
   readFile(uri: vscode.Uri): Promise<Uint8Array> {
     return whenSlow(`Reading ${uri.path.slice(uri.path.lastIndexOf('/') + 1)} from the cluster…`, this.run('readFile', uri, (u) => this.core.readFile(u)));
@@ -147,6 +164,7 @@ export class FirecrestFileSystemProvider implements vscode.FileSystemProvider, v
   }
 
   dispose(): void {
+    this.unreachable.dispose();
     this.poller.dispose();
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.emitter.dispose();
@@ -158,6 +176,8 @@ export class FirecrestFileSystemProvider implements vscode.FileSystemProvider, v
     } catch (e) {
       const err = toFileSystemError(e, uri);
       this.logFailure(op, uri, err);
+      // What the words replaced (a socket's error code), for whoever reads the log.
+      if (isUnreachable(e) && e instanceof Error) this.log.debug(`${op} ${uri.toString(true)}: ${e.message}`);
       throw err;
     }
   }

@@ -4,6 +4,7 @@
  * commands (which may not import this folder).
  */
 import * as vscode from 'vscode';
+import { cannotReach, siteOf } from '../common/reachability';
 import { NotFoundError } from '../core/errors';
 import { FIRECREST_SCHEME } from '../core/uri';
 import type { ExtensionServices } from '../common/services';
@@ -37,13 +38,31 @@ export function registerFileSystem(services: ExtensionServices, largeFiles?: Lar
     },
     log,
   );
+  // "Cannot reach <site>", once per outage of a connection, when a folder could not be listed.
+  const warned = new Set<string>();
   const registrations = vscode.Disposable.from(
     vscode.workspace.registerFileSystemProvider(FIRECREST_SCHEME, provider, { isCaseSensitive: true }),
+    provider.onUnreachable((u) => {
+      const name = u.profile ?? connections.defaultProfileName();
+      const info = connections.connections().find((c) => c.profile.name === name);
+      if (!name || !info || warned.has(name)) return;
+      warned.add(name);
+      const retry = vscode.l10n.t('Retry');
+      const showLog = vscode.l10n.t('Show Log');
+      void vscode.window.showWarningMessage(
+        vscode.l10n.t('{0}: remote folders show what was last listed, and saves wait until it answers.', cannotReach(siteOf(info.profile))),
+        retry, showLog,
+      ).then((pick) => {
+        if (pick === retry) void vscode.commands.executeCommand('firecrest.retryConnection', { profile: name });
+        else if (pick === showLog) void vscode.commands.executeCommand('firecrest.showLog');
+      });
+    }),
     // An unfocused window polls nothing; on return, visible folders catch up at once.
     vscode.window.onDidChangeWindowState((s) => provider.poller.setActive(s.focused)),
     // A server that answers again: remote folders in the Explorer that failed meanwhile (`!`) are
     // read again without the user refreshing.
-    connections.onDidRecover(() => {
+    connections.onDidRecover((name) => {
+      warned.delete(name);
       // Saves that failed while the server was away go again, as a user would expect: the editors
       // still hold the text (dirty), and nothing else was changed meanwhile by this window.
       for (const key of [...provider.failedSaves]) {

@@ -195,6 +195,11 @@ export class RemoteFileSystem {
     });
   }
 
+  /** The last listing of `dir` this session, however old (undefined when never listed or since changed here). */
+  lastListing(dir: FirecrestUri): Listing | undefined {
+    return this.listings.peek(key(dir), Number.POSITIVE_INFINITY);
+  }
+
   async readDirectory(dir: FirecrestUri): Promise<[string, number][]> {
     const { entries } = await this.list(dir);
     const out = new Array<[string, number]>(entries.size);

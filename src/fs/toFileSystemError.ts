@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { isProbed } from './probes';
 import { NotFoundError, PermissionDeniedError } from '../core/errors';
 import { FsError } from './fsError';
+import { cannotReach, isUnreachable, siteOfError } from '../common/reachability';
 
 export function toFileSystemError(e: unknown, uri: vscode.Uri): vscode.FileSystemError {
   if (e instanceof vscode.FileSystemError) return e;
@@ -30,6 +31,11 @@ export function toFileSystemError(e: unknown, uri: vscode.Uri): vscode.FileSyste
       case 'Unavailable':
         return vscode.FileSystemError.Unavailable(text);
     }
+  }
+  if (isUnreachable(e)) {
+    // In words: the socket's error code goes to the log (the provider logs the raw text).
+    const site = siteOfError(e) ?? 'the cluster';
+    return vscode.FileSystemError.Unavailable(`${cannotReach(site)}: it does not answer, and is tried again by itself (${uri.toString(true)})`);
   }
   if (e instanceof NotFoundError) return vscode.FileSystemError.FileNotFound(text);
   if (e instanceof PermissionDeniedError) return vscode.FileSystemError.NoPermissions(text);

@@ -23,3 +23,15 @@ export function onConnectionsChanged(connections: ConnectionService, listener: (
     listener();
   });
 }
+
+/** Calls `listener` when a profile starts or stops answering ("reconnecting" and back). */
+export function onReachabilityChanged(connections: ConnectionService, listener: () => void): vscode.Disposable {
+  const signature = (): string => connections.connections().filter((c) => c.unreachableSince !== undefined).map((c) => c.profile.name).join('\n');
+  let last = signature();
+  return connections.onDidChange(() => {
+    const now = signature();
+    if (now === last) return;
+    last = now;
+    listener();
+  });
+}

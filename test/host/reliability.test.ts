@@ -30,7 +30,8 @@ function under(snap: JobsSnap, profile: string): SnapshotNode[] {
   walk(top);
   return out;
 }
-const errorsUnder = (snap: JobsSnap, profile: string) => under(snap, profile).filter((n) => n.contextValue?.includes(';error;'));
+/** Error rows, and the "Cannot reach" row of a server that does not answer. */
+const errorsUnder = (snap: JobsSnap, profile: string) => under(snap, profile).filter((n) => n.contextValue?.includes(';error;') || n.contextValue?.includes(';unreachable;'));
 
 describe('Reliability: token expiry and gateway restart', function () {
   const t = target();
@@ -151,11 +152,11 @@ describe('Reliability: token expiry and gateway restart', function () {
       await gw.kill();
       await vscode.commands.executeCommand('firecrest.jobs.refresh');
       await vscode.commands.executeCommand('firecrest.systems.refresh');
-      const shown = await waitFor('an error node while the gateway is down', async () => errorsUnder(await jobsTree(), PROFILE)[0], 60_000);
-      assert.match(`${shown.description ?? ''} ${shown.tooltip ?? ''}`, /Cannot reach|unavailable|ECONNREFUSED/i);
+      const shown = await waitFor('"Cannot reach" while the gateway is down', async () => under(await jobsTree(), PROFILE).find((n) => n.contextValue?.includes(';unreachable;')), 60_000);
+      assert.match(shown.label, /^Cannot reach /);
       // The status bar's connection says so: requests are being tried again.
       await waitFor('the connection reconnecting', async () => state() === 'reconnecting', 60_000);
-      await waitFor('an error node in the Systems view', async () => errorsUnder(await systemsTree(), PROFILE)[0], 60_000);
+      await waitFor('"Cannot reach" in the Systems view', async () => under(await systemsTree(), PROFILE).find((n) => n.contextValue?.includes(';unreachable;')), 60_000);
       await gw.start();
       // No command from here on: the views and the status bar must come back on their own.
       await waitFor('the Jobs view to recover by itself', async () => {
@@ -167,6 +168,67 @@ describe('Reliability: token expiry and gateway restart', function () {
         const s = await systemsTree();
         return under(s, PROFILE).length > 0 && errorsUnder(s, PROFILE).length === 0;
       }, 90_000);
+    });
+
+    it('an outage is one clear "Cannot reach <site>" with Retry: the last jobs with stopped clocks, systems not "ok", folders as last listed (#41 item 4)', async function () {
+      this.timeout(240_000);
+      const api = await extensionApi();
+      const state = (): string | undefined => api.connections.connections().find((c) => c.profile.name === PROFILE)?.state;
+      const systemsTree = async () => await vscode.commands.executeCommand<JobsSnap>('firecrest.test.systemsTree');
+      await waitFor('the connection connected', async () => state() === 'connected', 60_000);
+      const info = gw.info!;
+      const system = info.systems[0];
+      const site = new URL(info.v2).host;
+      const client = await api.connections.client(PROFILE);
+      const home = `/home/${info.user}`;
+      const jobId = await client.submitJob(system, { name: 'fc-outage', workingDirectory: home, script: '#!/bin/bash\nsleep 600\n' });
+      await vscode.commands.executeCommand('firecrest.jobs.refresh');
+      const jobRow = async () => under(await jobsTree(), PROFILE).find((n) => n.label.startsWith(`${jobId} `));
+      // A running job's row: its elapsed time over its limit (`0:03 / 1:00:00`), under Running.
+      await waitFor('the job running in the Jobs view', async () => /^\d+:\d\d /.test((await jobRow())?.description ?? ''), 60_000);
+      const folder = vscode.Uri.from({ scheme: 'firecrest', authority: `${PROFILE}@${system}`, path: home });
+      const listed = (await vscode.workspace.fs.readDirectory(folder)).map(([n]) => n).sort();
+      await gw.kill();
+      try {
+        await vscode.commands.executeCommand('firecrest.jobs.refresh');
+        await vscode.commands.executeCommand('firecrest.systems.refresh');
+        await waitFor('the connection reconnecting', async () => state() === 'reconnecting', 60_000);
+        const raw = /ECONNREFUSED|other side closed|fetch failed|socket/i;
+        const snap = await waitFor('one "Cannot reach" row in the Jobs view', async () => {
+          const s = await jobsTree();
+          return under(s, PROFILE).some((n) => n.label === `Cannot reach ${site}`) ? s : undefined;
+        }, 60_000);
+        const nodes = under(snap, PROFILE);
+        assert.equal(nodes.filter((n) => /^Cannot reach/.test(n.label)).length, 1, 'one row, not one per system');
+        assert.deepEqual(nodes.filter((n) => raw.test(`${n.label} ${n.description ?? ''}`)).map((n) => n.label), [], 'no network error in words of the socket');
+        assert.deepEqual(nodes.filter((n) => n.contextValue?.includes(';error;')).map((n) => n.label), [], 'no error row beside it');
+        // The job is still shown as last seen, and its clock does not move while nothing answers:
+        // the second look comes after the elapsed time shown would have changed.
+        const first = (await jobRow())?.description;
+        assert.match(first ?? '', /^\d+:\d\d /);
+        await new Promise((r) => setTimeout(r, 2100));
+        await vscode.commands.executeCommand('firecrest.jobs.refresh');
+        await vscode.commands.executeCommand('firecrest.test.jobsRefreshed');
+        assert.equal((await jobRow())?.description, first, 'the clock stopped where the listing was taken');
+        // The Systems view: the same row, and the systems not "ok".
+        const systems = await waitFor('"Cannot reach" in the Systems view', async () => {
+          const s = await systemsTree();
+          return under(s, PROFILE).some((n) => n.label === `Cannot reach ${site}`) ? s : undefined;
+        }, 60_000);
+        const systemRow = under(systems, PROFILE).find((n) => n.label === system);
+        if (systemRow) assert.match(systemRow.description ?? '', /^unknown/, 'not "ok" while nothing answers');
+        // The Explorer: a folder listed before shows what it held, never an empty folder.
+        assert.deepEqual((await vscode.workspace.fs.readDirectory(folder)).map(([n]) => n).sort(), listed);
+        const never = vscode.Uri.joinPath(folder, `never-listed-${Date.now()}`);
+        await assert.rejects(Promise.resolve(vscode.workspace.fs.readDirectory(never)), (e: unknown) => e instanceof vscode.FileSystemError && /Cannot reach/.test(e.message));
+        // Retry while it is down says so, and changes nothing.
+        assert.equal(await vscode.commands.executeCommand('firecrest.retryConnection', { profile: PROFILE }), false);
+      } finally {
+        await gw.start();
+      }
+      assert.equal(await vscode.commands.executeCommand('firecrest.retryConnection', { profile: PROFILE }), true, 'Retry once it answers');
+      await waitFor('the rows gone', async () => !under(await jobsTree(), PROFILE).some((n) => /^Cannot reach/.test(n.label)) && !under(await systemsTree(), PROFILE).some((n) => /^Cannot reach/.test(n.label)), 60_000);
+      await client.cancelJob(system, jobId).catch(() => undefined);
     });
 
     it('saves again by itself a save that failed while the gateway was down, once it answers (#41 item 5)', async function () {

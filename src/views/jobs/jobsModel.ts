@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { RateLimitedError } from '../../core/errors';
+import { isUnreachable, siteOf } from '../../common/reachability';
 import type { Job } from '../../core/model';
 import { groupArrays } from '../../core/jobArrays';
 import { jobKey, type JobRef } from '../../common/jobRef';
@@ -26,6 +27,8 @@ export interface SystemJobs {
   /** `jobs` with each array as one job: what is watched and announced (one notice per array). */
   units?: Job[];
   error?: unknown;
+  /** When (epoch ms) `jobs` were listed: a listing kept under an error is as of then. */
+  listedAt?: number;
 }
 
 export interface ProfileJobs {
@@ -33,6 +36,10 @@ export interface ProfileJobs {
   systems: SystemJobs[];
   error?: unknown;
   signedIn: boolean;
+  /** The site's host, for "Cannot reach <site>". */
+  site?: string;
+  /** Since when (epoch ms) the server has not answered. */
+  unreachableSince?: number;
   /** The API can run commands inside jobs (v2 attach). */
   canAttach?: boolean;
 }
@@ -148,7 +155,7 @@ export class JobsModel implements vscode.Disposable {
     const next: ProfileJobs[] = [];
     for (const info of this.connections.connections()) {
       const profile = info.profile.name;
-      const entry: ProfileJobs = { profile, systems: [], signedIn: info.state !== 'signed-out' };
+      const entry: ProfileJobs = { profile, systems: [], signedIn: info.state !== 'signed-out', site: siteOf(info.profile), unreachableSince: info.unreachableSince };
       next.push(entry);
       try {
         const client = await this.connections.client(profile);
@@ -158,7 +165,7 @@ export class JobsModel implements vscode.Disposable {
           systems.map(async (s): Promise<SystemJobs> => {
             try {
               const jobs = await client.jobs(s.name, { allUsers: this.allUsers, account: this.filter.account || undefined, signal, onMore: () => this._onDidLearnMore.fire() });
-              return this.withGroups({ profile, system: s.name, jobs: this.applyFilter(jobs) });
+              return this.withGroups({ profile, system: s.name, jobs: this.applyFilter(jobs), listedAt: Date.now() });
             } catch (e) {
               if (e instanceof RateLimitedError) rateLimited = e;
               // Keep the previous listing on screen under the error, it is still useful.
@@ -169,7 +176,10 @@ export class JobsModel implements vscode.Disposable {
         );
       } catch (e) {
         if (e instanceof RateLimitedError) rateLimited = e;
-        entry.error = e;
+        // The server does not answer (not even for its systems): the last listing stays, as of then.
+        const old = isUnreachable(e) ? this.data.find((p) => p.profile === profile)?.systems : undefined;
+        if (old?.length) entry.systems = old.map((s) => ({ ...s, error: e }));
+        else entry.error = e;
       }
     }
     signal.throwIfAborted();

@@ -7,6 +7,7 @@ import { NotSupportedError, UnauthorizedError } from '../../core/errors';
 import { arrayCounts, describeCounts } from '../../core/jobArrays';
 import type { Job } from '../../core/model';
 import { GROUP_LABEL, describeJob, iconOf, type DescriptionField, type JobGroup } from '../../common/jobFormat';
+import { cannotReach, clockTime } from '../../common/reachability';
 
 export type JobsNode =
   | { kind: 'connection'; profile: string; signedIn: boolean }
@@ -17,6 +18,8 @@ export type JobsNode =
   /** A job; an array's parent has its tasks (and expands to them), a task names its array. */
   | { kind: 'job'; profile: string; system: string; jobId: string; job: Job; canAttach: boolean; tasks?: readonly Job[] }
   | { kind: 'error'; profile: string; system?: string; error: unknown }
+  /** The server does not answer: one row for the connection; the jobs below are as of `asOf`. */
+  | { kind: 'unreachable'; profile: string; site: string; asOf?: number }
   | { kind: 'message'; profile: string; system?: string; text: string };
 
 const GROUP_ICON: Record<JobGroup, string> = { running: 'run-all', pending: 'watch', finished: 'history', transfers: 'arrow-swap' };
@@ -37,6 +40,8 @@ export function nodeId(n: JobsNode): string {
       return `e/${n.profile}/${n.system ?? ''}`;
     case 'message':
       return `m/${n.profile}/${n.system ?? ''}`;
+    case 'unreachable':
+      return `u/${n.profile}`;
   }
 }
 
@@ -122,6 +127,16 @@ export function toTreeItem(n: JobsNode, nowSeconds: number, fields?: readonly De
       item.command = signIn
         ? { title: 'Sign In', command: 'firecrest.signIn', arguments: [n] }
         : unsupported ? undefined : { title: 'Retry', command: 'firecrest.jobs.retry', arguments: [n] };
+      return item;
+    }
+    case 'unreachable': {
+      const item = new vscode.TreeItem(cannotReach(n.site), vscode.TreeItemCollapsibleState.None);
+      item.description = n.asOf !== undefined ? `jobs as of ${clockTime(n.asOf)} · trying again` : 'trying again';
+      item.tooltip = `FirecREST at ${n.site} does not answer.${n.asOf !== undefined ? ` The jobs below are as they were at ${clockTime(n.asOf)}; their clocks are stopped.` : ''} It is tried again by itself; Retry tries now. The details are in the FirecREST log.`;
+      item.iconPath = new vscode.ThemeIcon('debug-disconnect', new vscode.ThemeColor('list.warningForeground'));
+      item.contextValue = ';unreachable;';
+      item.id = nodeId(n);
+      item.command = { title: 'Retry', command: 'firecrest.retryConnection', arguments: [{ profile: n.profile }] };
       return item;
     }
     case 'message': {

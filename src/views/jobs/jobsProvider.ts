@@ -13,6 +13,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import * as vscode from 'vscode';
 import { DESCRIPTION_FIELDS, groupOf, jobTooltip, type DescriptionField } from '../../common/jobFormat';
+import { isUnreachable } from '../../common/reachability';
 import type { JobDependencies } from '../../common/jobDependencies';
 import { isArrayParent } from '../../core/jobArrays';
 import { dependencyTargets } from '../../core/jobScript';
@@ -55,7 +56,10 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
   }
 
   getTreeItem(n: JobsNode): vscode.TreeItem {
-    const item = toTreeItem(n, Date.now() / 1000, this.fields);
+    // While the server does not answer, a job's clock stops where its listing was taken.
+    const frozen = n.kind === 'job' ? this.findSystem(n.profile, n.system) : undefined;
+    const now = frozen && isUnreachable(frozen.error) && frozen.listedAt !== undefined ? frozen.listedAt : Date.now();
+    const item = toTreeItem(n, now / 1000, this.fields);
     if (n.kind === 'job' && !n.job.isFinal && /^Dependency/.test(n.job.reason ?? '')) this.describeDependency(n, item);
     return item;
   }
@@ -179,7 +183,8 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
       case 'system':
       case 'error':
       case 'message':
-        if (n.kind !== 'system' && n.system) return { kind: 'system', profile: n.profile, system: n.system };
+      case 'unreachable':
+        if (n.kind !== 'system' && n.kind !== 'unreachable' && n.system) return { kind: 'system', profile: n.profile, system: n.system };
         return multi ? { kind: 'connection', profile: n.profile, signedIn: this.model.profiles.find((p) => p.profile === n.profile)?.signedIn ?? false } : undefined;
       default:
         return undefined;
@@ -239,14 +244,18 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
   }
 
   private profileChildren(p: ProfileJobs): JobsNode[] {
-    if (p.error) return [{ kind: 'error', profile: p.profile, error: p.error }];
+    // A server that does not answer is one row for the connection, not a network error per system.
+    const down = p.unreachableSince !== undefined || isUnreachable(p.error) || p.systems.some((s) => isUnreachable(s.error));
+    const listed = p.systems.map((s) => s.listedAt).filter((t): t is number => t !== undefined);
+    const unreachable: JobsNode[] = down ? [{ kind: 'unreachable', profile: p.profile, site: p.site ?? p.profile, asOf: listed.length ? Math.min(...listed) : undefined }] : [];
+    if (p.error) return down ? unreachable : [{ kind: 'error', profile: p.profile, error: p.error }];
     if (p.systems.length === 0) return [{ kind: 'message', profile: p.profile, text: 'No systems' }];
-    return p.systems.map((s) => ({ kind: 'system', profile: p.profile, system: s.system }));
+    return [...unreachable, ...p.systems.map((s): JobsNode => ({ kind: 'system', profile: p.profile, system: s.system }))];
   }
 
   private systemChildren(s: SystemJobs): JobsNode[] {
     const out: JobsNode[] = [];
-    if (s.error) out.push({ kind: 'error', profile: s.profile, system: s.system, error: s.error });
+    if (s.error && !isUnreachable(s.error)) out.push({ kind: 'error', profile: s.profile, system: s.system, error: s.error });
     if (s.groups) {
       if (this.groupBy === 'state') {
         for (const group of ['running', 'pending', 'finished', 'transfers'] as const) {

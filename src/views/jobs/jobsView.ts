@@ -8,7 +8,7 @@ import type { JobRef } from '../../common/jobRef';
 import { RefreshScheduler, type RefreshReason } from '../../common/refreshScheduler';
 import type { ExtensionServices } from '../../common/services';
 import type { JobsFilter, JobsViewControl } from '../../common/viewControls';
-import { onConnectionsChanged } from '../connectionSignature';
+import { onConnectionsChanged, onReachabilityChanged } from '../connectionSignature';
 import { snapshotTree } from '../treeSnapshot';
 import { endingOf } from '../../common/jobFormat';
 import { JobsModel } from './jobsModel';
@@ -64,6 +64,8 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
       }),
       { dispose: () => this.stopHidden() },
       onConnectionsChanged(services.connections, () => this.scheduler.request('connection')),
+      // "Cannot reach <site>" shows (and goes) as soon as the connection says so.
+      onReachabilityChanged(services.connections, () => this.scheduler.request('connection')),
       services.connections.onDidRecover(() => this.scheduler.request('connection')),
       this.model.onDidFinish(({ ref, job }) => this.notifyFinished(ref, job)),
       // The queue is shown at once; what took longer (v1 accounting) comes with the next listing.

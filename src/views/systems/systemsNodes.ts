@@ -2,6 +2,7 @@
 import * as vscode from 'vscode';
 import { MaintenanceError, UnauthorizedError } from '../../core/errors';
 import type { ComputeNode, FileSystemInfo, Partition, Reservation, System } from '../../core/model';
+import { cannotReach, clockTime, isUnreachable, siteOfError } from '../../common/reachability';
 import { loadTooltip, type PartitionLoad } from './partitionLoad';
 import { healthIcon, healthTooltip, isMaintenanceSoon, nodeDescription, partitionDescription, reservationDescription, reservationTooltip, transferLine } from './systemsFormat';
 
@@ -9,7 +10,10 @@ export type Category = 'partitions' | 'nodes' | 'reservations' | 'filesystems' |
 
 export type SystemsNode =
   | { kind: 'connection'; profile: string; signedIn: boolean }
-  | { kind: 'system'; profile: string; system: System }
+  /** `unreachable`: the server does not answer; the health shown is the last known, greyed. */
+  | { kind: 'system'; profile: string; system: System; unreachable?: boolean }
+  /** The server does not answer (since `since`): one row for the connection, with Retry. */
+  | { kind: 'unreachable'; profile: string; site: string; since?: number }
   | { kind: 'category'; profile: string; system: System; category: Category; manage?: boolean }
   | { kind: 'partition'; profile: string; system: string; partition: Partition; load?: PartitionLoad }
   | { kind: 'nodeState'; profile: string; system: string; state: string; nodes: ComputeNode[] }
@@ -44,6 +48,15 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       return item;
     case 'system': {
       item = new vscode.TreeItem(n.system.name, Collapsed);
+      if (n.unreachable) {
+        // Not "ok" while nothing answers: the last known state, said to be such.
+        item.description = `unknown (was ${n.system.health.status})`;
+        item.iconPath = icon('circle-large-outline', 'disabledForeground');
+        item.tooltip = md([`**${n.system.name}**: its state is unknown while FirecREST does not answer (last known: ${n.system.health.status}).`, transferLine(n.system)].filter(Boolean).join('\n\n'));
+        item.contextValue = ';system;health-unknown;';
+        item.id = `s/${n.profile}/${n.system.name}`;
+        return item;
+      }
       item.description = n.system.health.status;
       const h = healthIcon(n.system.health);
       item.iconPath = icon(h.id, h.color);
@@ -107,6 +120,15 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       item.tooltip = `Open ${n.fs.path} on ${n.system} as a remote folder`;
       item.id = `f/${n.profile}/${n.system}/${n.fs.path}`;
       return item;
+    case 'unreachable':
+      item = new vscode.TreeItem(cannotReach(n.site), None);
+      item.description = n.since !== undefined ? `since ${clockTime(n.since)} · trying again` : 'trying again';
+      item.tooltip = `FirecREST at ${n.site} does not answer. It is tried again by itself; Retry tries now. The details are in the FirecREST log.`;
+      item.iconPath = icon('debug-disconnect', 'list.warningForeground');
+      item.contextValue = ';unreachable;';
+      item.command = { title: 'Retry', command: 'firecrest.retryConnection', arguments: [{ profile: n.profile }] };
+      item.id = `u/${n.profile}`;
+      return item;
     case 'info':
       item = new vscode.TreeItem(n.label, None);
       item.description = n.description;
@@ -115,6 +137,17 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       item.id = n.id;
       return item;
     case 'error': {
+      if (isUnreachable(n.error)) {
+        // What failed here failed because nothing answers: said as such, with the connection's Retry.
+        item = new vscode.TreeItem(cannotReach(siteOfError(n.error) ?? n.profile), None);
+        item.description = `${n.what}: trying again`;
+        item.tooltip = 'FirecREST does not answer. It is tried again by itself; Retry tries now. The details are in the FirecREST log.';
+        item.iconPath = icon('debug-disconnect', 'list.warningForeground');
+        item.contextValue = ';unreachable;';
+        item.command = { title: 'Retry', command: 'firecrest.retryConnection', arguments: [{ profile: n.profile }] };
+        item.id = n.id;
+        return item;
+      }
       const signIn = n.error instanceof UnauthorizedError;
       // A planned maintenance is said as such, in the site's words: not an error of ours or an outage.
       const maintenance = n.error instanceof MaintenanceError;

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { ComputeNode, System, UserInfo } from '../../core/model';
 import type { SystemsModel } from './systemsModel';
 import { emptyLoad, partitionLoads } from './partitionLoad';
+import { isUnreachable, siteOf } from '../../common/reachability';
 import { CATEGORIES, toTreeItem, type SystemsNode } from './systemsNodes';
 
 /** More nodes than this are grouped by state. */
@@ -47,13 +48,25 @@ export class SystemsProvider implements vscode.TreeDataProvider<SystemsNode>, vs
   }
 
   private async systemNodes(profile: string): Promise<SystemsNode[]> {
+    const info = this.model.connections.connections().find((c) => c.profile.name === profile);
+    const site = info ? siteOf(info.profile) : profile;
+    const down: SystemsNode = { kind: 'unreachable', profile, site, since: info?.unreachableSince };
     try {
       const systems = await this.model.systems(profile);
       if (systems.length === 0) return [{ kind: 'info', id: `i/${profile}/none`, label: 'No systems', icon: 'info' }];
-      return systems.map((system) => ({ kind: 'system', profile, system }));
+      const unreachable = info?.unreachableSince !== undefined;
+      const rows = systems.map((system): SystemsNode => ({ kind: 'system', profile, system, ...(unreachable ? { unreachable } : {}) }));
+      return unreachable ? [down, ...rows] : rows;
     } catch (error) {
+      // A server that does not answer is one row with Retry, not its network error.
+      if (isUnreachable(error)) return [down];
       return [{ kind: 'error', id: `e/${profile}`, profile, what: 'systems', error }];
     }
+  }
+
+  /** Draws the tree again from what is known (a connection stopped or started answering). */
+  repaint(): void {
+    this._onDidChangeTreeData.fire(undefined);
   }
 
   /** API v1 connections with the reservations service (their menus offer create/update/delete). */

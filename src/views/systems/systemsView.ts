@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { ExtensionServices } from '../../common/services';
 import type { SystemsViewControl } from '../../common/viewControls';
-import { onConnectionsChanged } from '../connectionSignature';
+import { onConnectionsChanged, onReachabilityChanged } from '../connectionSignature';
 import { snapshotTree } from '../treeSnapshot';
 import { SystemsModel } from './systemsModel';
 import type { SystemsNode } from './systemsNodes';
@@ -25,6 +25,8 @@ export class SystemsView implements SystemsViewControl, vscode.Disposable {
     this.disposables = [
       this.model, this.provider, this.view,
       onConnectionsChanged(services.connections, () => this.model.refresh()),
+      // "Cannot reach <site>" shows (and goes) as soon as the connection says so.
+      onReachabilityChanged(services.connections, () => this.provider.repaint()),
       // The server answers again: what failed meanwhile is asked for now, not at the next heal.
       services.connections.onDidRecover(() => this.model.retryFailed()),
       this.view.onDidChangeVisibility((e) => this.model.setVisible(e.visible)),
