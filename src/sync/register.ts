@@ -7,14 +7,14 @@
 import * as vscode from 'vscode';
 import { NotFoundError } from '../core/errors';
 import type { SyncOptions, SyncPreview, SyncResult, SyncTarget, FetchResult } from '../core/sync/index';
-import { FIRECREST_SCHEME, FirecrestUri } from '../core/uri';
+import { FirecrestUri } from '../core/uri';
 import { registerCommand, reportError } from '../common/commandWrapper';
 import { byteSize as bytes } from '../common/byteSize';
-import { homeDirectory } from '../common/homeDirectory';
 import type { JobRef } from '../common/jobRef';
 import type { ExtensionServices } from '../common/services';
 import { manifestStore } from './manifestStore';
-import { allMappings, DEFAULT_INCLUDE, mappingFor, saveMapping, type ResolvedMapping } from './mappings';
+import { askWhereKept, DEFAULT_INCLUDE, MappingStore, type MappingPlace, type ResolvedMapping } from './mappings';
+import { pickRemoteFolder } from '../common/remoteFolderPicker';
 
 const STATE_KEY = 'firecrest.sync.state';
 const SAVE_DEBOUNCE_MS = 1500;
@@ -57,14 +57,16 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
     updateStatus();
   };
 
+  // Where the folder pairs are kept: the workspace's storage, or its .vscode/settings.json.
+  const mappings = new MappingStore(context.workspaceState);
   const status = vscode.window.createStatusBarItem('firecrest.sync', vscode.StatusBarAlignment.Left, 90);
   status.name = vscode.l10n.t('FirecREST Sync');
 
   function chosenMapping(arg: unknown): ResolvedMapping {
     const given = arg instanceof vscode.Uri ? arg : (arg as SyncCommandArgs | undefined)?.uri;
     const uri = typeof given === 'string' ? vscode.Uri.file(given) : given ?? vscode.window.activeTextEditor?.document.uri;
-    const all = allMappings();
-    const m = (uri && mappingFor(uri)) ?? (all.length === 1 && !given ? all[0] : undefined);
+    const all = mappings.all();
+    const m = (uri && mappings.for(uri)) ?? (all.length === 1 && !given ? all[0] : undefined);
     if (!m) throw new Error(vscode.l10n.t('This folder is not mapped to a cluster directory: run "FirecREST: Map Folder to Cluster…" first.'));
     return m;
   }
@@ -209,29 +211,23 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
     return next;
   }
 
-  async function mapFolder(arg: unknown): Promise<{ local: string; remote: string } | undefined> {
-    const a = (arg && typeof arg === 'object' && !(arg instanceof vscode.Uri) ? arg : {}) as { local?: string; remote?: string; create?: boolean };
+  async function mapFolder(arg: unknown): Promise<{ local: string; remote: string; where: MappingPlace } | undefined> {
+    const a = (arg && typeof arg === 'object' && !(arg instanceof vscode.Uri) ? arg : {}) as { local?: string; remote?: string; create?: boolean; where?: MappingPlace };
     const folderUri = arg instanceof vscode.Uri ? arg : a.local ? vscode.Uri.file(a.local) : await pickLocal();
     if (!folderUri) return undefined;
     const folder = vscode.workspace.getWorkspaceFolder(folderUri);
     if (!folder || folder.uri.scheme !== 'file') throw new Error(vscode.l10n.t('Map a local folder of this workspace.'));
     let remote = a.remote;
     if (!remote) {
-      const profile = connections.defaultProfileName();
-      const systems = await connections.systems(profile);
-      const system = systems[0]?.name;
-      const client = await connections.client(profile);
-      const home = system ? await homeDirectory(services, client, profile ?? '', system) : '/';
-      const base = folderUri.path.split('/').pop() ?? 'project';
-      const suggestion = FirecrestUri.from({ system: system ?? 'cluster', path: `${home}/${base}`, profile: connections.multiProfile ? profile : undefined }).toString();
-      remote = await vscode.window.showInputBox({
-        title: vscode.l10n.t('Map {0} to a cluster directory', vscode.workspace.asRelativePath(folderUri)),
-        prompt: vscode.l10n.t('The remote directory, firecrest://[connection@]system/path'),
-        value: suggestion,
-        ignoreFocusOut: true,
-        validateInput: (v) => (v.startsWith(`${FIRECREST_SCHEME}://`) ? undefined : vscode.l10n.t('Start with firecrest://')),
+      // The same folder picker as Open Remote Folder, starting at <home>/<this folder's name>.
+      const name = folderUri.path.split('/').pop() || 'project';
+      const picked = await pickRemoteFolder(connections, {
+        title: (system) => vscode.l10n.t('Map {0} to a folder on {1}', folderUri.fsPath === folder.uri.fsPath ? folder.name : vscode.workspace.asRelativePath(folderUri), system),
+        start: (home) => `${home === '/' ? '' : home}/${name}`,
+        action: (path) => vscode.l10n.t('Map to {0}', path),
       });
-      if (!remote) return undefined;
+      if (!picked) return undefined;
+      remote = picked.toString();
     }
     const target = FirecrestUri.parse(remote);
     const client = await connections.client(target.profile);
@@ -246,11 +242,13 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
     }
     const local = vscode.workspace.asRelativePath(folderUri, false);
     const rel = folderUri.fsPath === folder.uri.fsPath ? '.' : local.startsWith(`${folder.name}/`) ? local.slice(folder.name.length + 1) : local;
-    await saveMapping(folder, { local: rel, remote: target.toString() });
+    const where = a.where ?? (await askWhereKept(folder));
+    if (!where) return undefined;
+    await mappings.save(folder, { local: rel, remote: target.toString() }, where);
     log.info(`mapped ${folderUri.fsPath} to ${target.toString()}`);
     updateStatus();
     void refreshPending();
-    return { local: folderUri.fsPath, remote: target.toString() };
+    return { local: folderUri.fsPath, remote: target.toString(), where };
   }
 
   async function pickLocal(): Promise<vscode.Uri | undefined> {
@@ -295,14 +293,14 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
 
   function currentMapping(): ResolvedMapping | undefined {
     const uri = vscode.window.activeTextEditor?.document.uri;
-    const all = allMappings();
-    return (uri && mappingFor(uri)) ?? (all.length === 1 ? all[0] : undefined);
+    const all = mappings.all();
+    return (uri && mappings.for(uri)) ?? (all.length === 1 ? all[0] : undefined);
   }
 
   function updateStatus(): void {
     const m = currentMapping();
-    void vscode.commands.executeCommand('setContext', 'firecrest.inSyncedFolder', !!(vscode.window.activeTextEditor && mappingFor(vscode.window.activeTextEditor.document.uri)));
-    void vscode.commands.executeCommand('setContext', 'firecrest.syncedFolders', allMappings().map((x) => x.localRoot));
+    void vscode.commands.executeCommand('setContext', 'firecrest.inSyncedFolder', !!(vscode.window.activeTextEditor && mappings.for(vscode.window.activeTextEditor.document.uri)));
+    void vscode.commands.executeCommand('setContext', 'firecrest.syncedFolders', mappings.all().map((x) => x.localRoot));
     if (!m) {
       status.hide();
       return;
@@ -325,7 +323,7 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
   const failed = new Set<string>();
   let counting: NodeJS.Timeout | undefined;
   const onSave = vscode.workspace.onDidSaveTextDocument((doc) => {
-    const m = mappingFor(doc.uri);
+    const m = mappings.for(doc.uri);
     if (!m) return;
     // Counting the waiting changes walks the folder: once after a burst of saves, not per save.
     clearTimeout(counting);
@@ -350,7 +348,7 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
 
   updateStatus();
   // After start-up: counting the waiting changes loads the sync bundle (only where a mapping exists).
-  const first = allMappings().length ? setTimeout(() => void refreshPending().catch(() => undefined), 2000) : undefined;
+  const first = mappings.all().length ? setTimeout(() => void refreshPending().catch(() => undefined), 2000) : undefined;
   return vscode.Disposable.from(
     { dispose: () => clearTimeout(first) },
     status,

@@ -60,7 +60,7 @@ describe('Sync and submit a local project', function () {
     if (!workspace) return skipBecause(this, 'needs a local workspace folder');
     this.timeout(240_000);
     const remote = `firecrest://${PROFILE}@${t.system}${remoteDir}`;
-    const mapped = await vscode.commands.executeCommand<{ local: string; remote: string } | undefined>('firecrest.sync.mapFolder', { local: project, remote, create: true });
+    const mapped = await vscode.commands.executeCommand<{ local: string; remote: string } | undefined>('firecrest.sync.mapFolder', { local: project, remote, create: true, where: 'settings' });
     assert.equal(mapped?.remote, remote);
     const mappings = vscode.workspace.getConfiguration('firecrest', workspace.uri).get<{ local: string; remote: string }[]>('sync.mappings') ?? [];
     assert.ok(mappings.some((m) => m.remote === remote), JSON.stringify(mappings));
@@ -81,5 +81,25 @@ describe('Sync and submit a local project', function () {
     // A second Sync and Submit sends nothing new (only the fetched results are known, not re-sent).
     const again = await vscode.commands.executeCommand<{ sync?: { sent: string[] } } | undefined>('firecrest.sync.toCluster', { uri: project, preview: false });
     assert.deepEqual((again as { sent?: string[] } | undefined)?.sent ?? again?.sync?.sent ?? [], []);
+  });
+
+  it('keeps a mapping in the workspace\'s storage when asked to: nothing is written into the repository, and it syncs all the same (#41 item 13)', async function () {
+    if (!workspace) return skipBecause(this, 'needs a local workspace folder');
+    this.timeout(120_000);
+    const other = mkdtempSync(join(workspace.uri.fsPath, 'fc-sync-kept-'));
+    try {
+      writeFileSync(join(other, 'data.txt'), 'kept\n');
+      const settingsBefore = vscode.workspace.getConfiguration('firecrest', workspace.uri).inspect('sync.mappings')?.workspaceFolderValue;
+      const remote = `firecrest://${PROFILE}@${t.system}${remoteDir}-kept`;
+      const mapped = await vscode.commands.executeCommand<{ where: string } | undefined>('firecrest.sync.mapFolder', { local: other, remote, create: true, where: 'workspace' });
+      assert.equal(mapped?.where, 'workspace');
+      assert.deepEqual(vscode.workspace.getConfiguration('firecrest', workspace.uri).inspect('sync.mappings')?.workspaceFolderValue, settingsBefore, 'the settings are as they were');
+      const sent = await vscode.commands.executeCommand<{ sent?: string[] } | undefined>('firecrest.sync.toCluster', { uri: other, preview: false });
+      assert.deepEqual(sent?.sent, ['data.txt']);
+      assert.equal(new TextDecoder().decode(await client.downloadSmall(t.system, `${remoteDir}-kept/data.txt`)), 'kept\n');
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+      await client.remove(t.system, `${remoteDir}-kept`).catch(() => undefined);
+    }
   });
 });

@@ -7,6 +7,9 @@ import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../core/client';
 import { FIRECREST_SCHEME, FirecrestUri } from '../../core/uri';
 import type { ConnectionService } from '../../common/services';
+import { toVscodeUri } from '../../common/remoteUris';
+
+export { toVscodeUri };
 
 /** What the composition root passes in from the file system (this folder may not import src/fs). */
 export interface RemoteFilesHooks {
@@ -20,9 +23,6 @@ export interface RemoteResource {
   client: FirecrestClient;
 }
 
-export function toVscodeUri(ref: FirecrestUri): vscode.Uri {
-  return vscode.Uri.from({ scheme: FIRECREST_SCHEME, authority: ref.authority, path: ref.path });
-}
 
 function uriOf(arg: unknown): vscode.Uri | undefined {
   if (arg instanceof vscode.Uri) return arg.scheme === FIRECREST_SCHEME ? arg : undefined;
