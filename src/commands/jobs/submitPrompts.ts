@@ -32,8 +32,8 @@ export async function askWorkingDirectory(initial: string): Promise<string | und
 }
 
 /**
- * The account to charge. `always` false: asked only when the user has several and none is the
- * scheduler's default (sbatch then charges the default: undefined).
+ * The account to charge. `always` false: not asked when the user has several (sbatch charges the
+ * default one, or the profile's `defaultAccount`); Submit Job with Options asks.
  */
 export async function askAccount(client: FirecrestApi, system: string, preferred?: string, always = true): Promise<string | undefined | null> {
   let accounts: { name: string; isDefault: boolean }[] = [];
@@ -44,7 +44,8 @@ export async function askAccount(client: FirecrestApi, system: string, preferred
   }
   if (accounts.length === 0) return preferred;
   if (accounts.length === 1) return accounts[0].name;
-  if (!always && accounts.some((a) => a.isDefault)) return preferred;
+  // Slurm charges the user's default account when none is given (the server may not say which).
+  if (!always) return preferred;
   const first = preferred ?? accounts.find((a) => a.isDefault)?.name;
   const items = accounts
     .map((a) => ({ label: a.name, description: [a.isDefault ? 'scheduler default' : '', a.name === preferred ? 'profile default' : ''].filter(Boolean).join(', ') }))
@@ -53,11 +54,13 @@ export async function askAccount(client: FirecrestApi, system: string, preferred
   return pick ? pick.label : null;
 }
 
-/** The partition. `always` false: asked only when the system has no default partition. */
+/** The partition. `always` false: asked only when the server says no partition is the default. */
 export async function askPartition(client: FirecrestApi, system: string, always = true): Promise<string | undefined | null> {
   const partitions = await client.partitions(system);
   if (partitions.length === 0) return undefined;
-  if (!always && partitions.some((p) => p.isDefault)) return undefined;
+  // Asked only when the server says no partition is the default (upstream v2 does not say: the
+  // scheduler's default then applies, and a refusal says so in words).
+  if (!always && !partitions.every((p) => p.isDefault === false)) return undefined;
   const items = [
     { label: SCHEDULER_DEFAULT, description: partitions.find((p) => p.isDefault)?.name ?? '' },
     ...partitions.map((p) => ({ label: p.name, description: [p.state, p.isDefault ? 'default' : ''].filter(Boolean).join(' · ') })),
