@@ -36,6 +36,8 @@ export async function askWorkingDirectory(initial: string): Promise<string | und
  * default one, or the profile's `defaultAccount`); Submit Job with Options asks.
  */
 export async function askAccount(client: FirecrestApi, system: string, preferred?: string, always = true): Promise<string | undefined | null> {
+  // Slurm charges the user's default account when none is given (the server may not say which).
+  if (!always) return preferred;
   let accounts: { name: string; isDefault: boolean }[] = [];
   try {
     accounts = (await client.userInfo(system)).accounts ?? [];
@@ -44,8 +46,6 @@ export async function askAccount(client: FirecrestApi, system: string, preferred
   }
   if (accounts.length === 0) return preferred;
   if (accounts.length === 1) return accounts[0].name;
-  // Slurm charges the user's default account when none is given (the server may not say which).
-  if (!always) return preferred;
   const first = preferred ?? accounts.find((a) => a.isDefault)?.name;
   const items = accounts
     .map((a) => ({ label: a.name, description: [a.isDefault ? 'scheduler default' : '', a.name === preferred ? 'profile default' : ''].filter(Boolean).join(', ') }))
