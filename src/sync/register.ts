@@ -15,6 +15,7 @@ import type { ExtensionServices } from '../common/services';
 import { manifestStore } from './manifestStore';
 import { askWhereKept, DEFAULT_INCLUDE, MappingStore, type MappingPlace, type ResolvedMapping } from './mappings';
 import { pickRemoteFolder } from '../common/remoteFolderPicker';
+import { MappedFolderWatch } from './folderWatch';
 
 const STATE_KEY = 'firecrest.sync.state';
 const SAVE_DEBOUNCE_MS = 1500;
@@ -246,6 +247,7 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
     if (!where) return undefined;
     await mappings.save(folder, { local: rel, remote: target.toString() }, where);
     log.info(`mapped ${folderUri.fsPath} to ${target.toString()}`);
+    watch.update();
     updateStatus();
     void refreshPending();
     return { local: folderUri.fsPath, remote: target.toString(), where };
@@ -276,8 +278,8 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
   }
 
   /** Local changes not yet sent, from the manifest alone (no network): for the status bar. */
-  async function refreshPending(): Promise<void> {
-    const m = currentMapping();
+  async function refreshPending(mapping?: ResolvedMapping): Promise<void> {
+    const m = mapping ?? currentMapping();
     if (!m) return;
     const sync = await core();
     const [local, manifest] = await Promise.all([sync.scanLocal(m.localRoot, { exclude: m.mapping.exclude, useGitignore: m.mapping.useGitignore !== false }), manifestStore(storageDir, m.key).load()]);
@@ -289,6 +291,22 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
     }
     pending += Object.keys(files).filter((rel) => !local.files.has(rel)).length;
     await setState(m, { pending });
+  }
+
+  /** A mapping's pair, its last sync and the changes waiting (as last counted); Sync Now from there. */
+  async function showStatus(arg: unknown): Promise<{ local: string; remote: string; pending: number; at?: number }> {
+    const m = chosenMapping(arg);
+    const s = state(m);
+    const result = { local: m.localRoot, remote: m.remote.toString(), pending: s.pending ?? 0, ...(s.at ? { at: s.at } : {}) };
+    if (arg && typeof arg === 'object' && (arg as { quiet?: unknown }).quiet === true) return result;
+    const syncNow = vscode.l10n.t('Sync Now');
+    const pick = await vscode.window.showInformationMessage(
+      vscode.l10n.t('{0} → {1}: {2} local change(s) waiting. {3}', vscode.workspace.asRelativePath(m.localRoot), remoteName(m), result.pending,
+        s.at ? vscode.l10n.t('Last sync {0} min ago.', Math.round((Date.now() - s.at) / 60_000)) : vscode.l10n.t('Not synced yet.')),
+      syncNow,
+    );
+    if (pick === syncNow) await once(m, () => syncToCluster(m, {}));
+    return result;
   }
 
   function currentMapping(): ResolvedMapping | undefined {
@@ -321,13 +339,12 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
   // Sync on save: debounced per mapping, one at a time, a failure said once until a sync works again.
   const timers = new Map<string, NodeJS.Timeout>();
   const failed = new Set<string>();
-  let counting: NodeJS.Timeout | undefined;
+  // The waiting changes are counted again after changes in a mapped folder, made in VS Code or
+  // not (a save shows there too): once after a burst, not per file.
+  const watch = new MappedFolderWatch(() => mappings.all(), (m) => void refreshPending(m).catch(() => undefined), SAVE_DEBOUNCE_MS);
   const onSave = vscode.workspace.onDidSaveTextDocument((doc) => {
     const m = mappings.for(doc.uri);
     if (!m) return;
-    // Counting the waiting changes walks the folder: once after a burst of saves, not per save.
-    clearTimeout(counting);
-    counting = setTimeout(() => void refreshPending().catch(() => undefined), SAVE_DEBOUNCE_MS);
     if (!vscode.workspace.getConfiguration('firecrest', doc.uri).get<boolean>('sync.onSave', false)) return;
     clearTimeout(timers.get(m.key));
     timers.set(m.key, setTimeout(() => {
@@ -353,9 +370,14 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
     { dispose: () => clearTimeout(first) },
     status,
     onSave,
-    { dispose: () => { timers.forEach((t) => clearTimeout(t)); clearTimeout(counting); } },
+    watch,
+    { dispose: () => { timers.forEach((t) => clearTimeout(t)); } },
     vscode.window.onDidChangeActiveTextEditor(() => updateStatus()),
-    vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration('firecrest.sync')) updateStatus(); }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('firecrest.sync')) return;
+      watch.update();
+      updateStatus();
+    }),
     registerCommand('firecrest.sync.mapFolder', log, (arg?: unknown) => mapFolder(arg)),
     registerCommand('firecrest.sync.toCluster', log, (arg?: unknown) => {
       const m = chosenMapping(arg);
@@ -366,5 +388,6 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
       return once(m, () => fetchFromCluster(m));
     }),
     registerCommand('firecrest.sync.andSubmit', log, (arg?: unknown) => syncAndSubmit(arg)),
+    registerCommand('firecrest.sync.status', log, (arg?: unknown) => showStatus(arg)),
   );
 }

@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../src/core/client';
 import { target } from '../support/target';
 import { testPartition, skipBecause } from './support/apiVersion';
-import { addTestConnection } from './support/extension';
+import { addTestConnection, waitFor } from './support/extension';
 
 const PROFILE = 'sync-test';
 
@@ -83,7 +83,7 @@ describe('Sync and submit a local project', function () {
     assert.deepEqual((again as { sent?: string[] } | undefined)?.sent ?? again?.sync?.sent ?? [], []);
   });
 
-  it('keeps a mapping in the workspace\'s storage when asked to: nothing is written into the repository, and it syncs all the same (#41 item 13)', async function () {
+  it('keeps a mapping in the workspace\'s storage when asked to: nothing is written into the repository, and it syncs all the same; a file written outside VS Code counts as waiting (#41 items 13, 15)', async function () {
     if (!workspace) return skipBecause(this, 'needs a local workspace folder');
     this.timeout(120_000);
     const other = mkdtempSync(join(workspace.uri.fsPath, 'fc-sync-kept-'));
@@ -97,6 +97,11 @@ describe('Sync and submit a local project', function () {
       const sent = await vscode.commands.executeCommand<{ sent?: string[] } | undefined>('firecrest.sync.toCluster', { uri: other, preview: false });
       assert.deepEqual(sent?.sent, ['data.txt']);
       assert.equal(new TextDecoder().decode(await client.downloadSmall(t.system, `${remoteDir}-kept/data.txt`)), 'kept\n');
+      // A file written outside VS Code (a script, a build) counts as waiting to be synced (#41 item 15).
+      const status = async () => await vscode.commands.executeCommand<{ pending: number } | undefined>('firecrest.sync.status', { uri: other, quiet: true });
+      await waitFor('nothing waiting after the sync', async () => (await status())?.pending === 0, 30_000);
+      writeFileSync(join(other, 'made-outside.txt'), 'by a script\n');
+      await waitFor('the change written outside VS Code counted', async () => (await status())?.pending === 1, 30_000);
     } finally {
       rmSync(other, { recursive: true, force: true });
       await client.remove(t.system, `${remoteDir}-kept`).catch(() => undefined);
