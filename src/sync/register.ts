@@ -51,6 +51,8 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
   const log = services.log.withTag('sync');
   const storageDir = (context.storageUri ?? context.globalStorageUri).fsPath;
   const running = new Map<string, Promise<unknown>>();
+  /** The conflict under review takes its answer from the diff's title bar too. */
+  let conflictChoice: ((side: 'local' | 'cluster') => void) | undefined;
   const state = (m: ResolvedMapping): MappingState => (context.workspaceState.get<Record<string, MappingState>>(STATE_KEY) ?? {})[m.key] ?? {};
   const setState = async (m: ResolvedMapping, s: MappingState): Promise<void> => {
     const all = context.workspaceState.get<Record<string, MappingState>>(STATE_KEY) ?? {};
@@ -104,24 +106,36 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
     return pick === sync ? 'sync' : pick === review ? 'review' : undefined;
   }
 
-  /** Each conflict in a diff editor (the cluster's against the local file), then which side stays. */
+  /**
+   * Each conflict in a diff editor (the cluster's against the local file), and which side stays:
+   * asked beside the diff, never over it (a notification, and Keep Local / Keep the Cluster's in
+   * the diff's title bar). Closing the notification stops the review; what was decided stands.
+   */
   async function reviewConflicts(m: ResolvedMapping, p: SyncPreview): Promise<{ keepLocal: string[]; keepRemote: string[] }> {
     const keepLocal: string[] = [];
     const keepRemote: string[] = [];
-    for (const c of p.plan.conflicts) {
-      const remote = vscode.Uri.parse(m.remote.with({ path: `${m.remote.path.replace(/\/+$/, '')}/${c.rel}` }).toString());
-      const local = vscode.Uri.file(`${m.localRoot}/${c.rel}`);
-      await vscode.commands.executeCommand('vscode.diff', remote, local, vscode.l10n.t('{0} (cluster ↔ local)', c.rel));
-      const local_ = vscode.l10n.t('Keep Local');
-      const remote_ = vscode.l10n.t("Keep the Cluster's");
-      const pick = await vscode.window.showQuickPick([
-        { label: local_, detail: vscode.l10n.t('Send the local file; the cluster copy is replaced.') },
-        { label: remote_, detail: vscode.l10n.t("Bring the cluster's file here; the local one is replaced.") },
-        { label: vscode.l10n.t('Decide Later'), detail: vscode.l10n.t('Leave both as they are.') },
-      ], { title: vscode.l10n.t('{0}: changed on both sides', c.rel), ignoreFocusOut: true });
-      if (pick?.label === local_) keepLocal.push(c.rel);
-      else if (pick?.label === remote_) keepRemote.push(c.rel);
-      else if (!pick) break;
+    const local_ = vscode.l10n.t('Keep Local');
+    const remote_ = vscode.l10n.t("Keep the Cluster's");
+    const later = vscode.l10n.t('Decide Later');
+    try {
+      for (const c of p.plan.conflicts) {
+        const remote = vscode.Uri.parse(m.remote.with({ path: `${m.remote.path.replace(/\/+$/, '')}/${c.rel}` }).toString());
+        const local = vscode.Uri.file(`${m.localRoot}/${c.rel}`);
+        await vscode.commands.executeCommand('vscode.diff', remote, local, vscode.l10n.t('{0} (cluster ↔ local)', c.rel));
+        const fromTitle = new Promise<string>((resolve) => { conflictChoice = resolve; });
+        void vscode.commands.executeCommand('setContext', 'firecrest.sync.reviewingConflict', true);
+        const fromNotice = vscode.window.showInformationMessage(
+          vscode.l10n.t('{0} changed on both sides. Which stays? Keep Local sends the local file; Keep the Cluster\'s brings its file here.', c.rel),
+          local_, remote_, later,
+        );
+        const pick = await Promise.race([fromNotice, fromTitle.then((choice) => (choice === 'local' ? local_ : remote_))]);
+        if (pick === local_) keepLocal.push(c.rel);
+        else if (pick === remote_) keepRemote.push(c.rel);
+        else if (!pick) break;
+      }
+    } finally {
+      conflictChoice = undefined;
+      void vscode.commands.executeCommand('setContext', 'firecrest.sync.reviewingConflict', false);
     }
     return { keepLocal, keepRemote };
   }
@@ -389,5 +403,7 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
     }),
     registerCommand('firecrest.sync.andSubmit', log, (arg?: unknown) => syncAndSubmit(arg)),
     registerCommand('firecrest.sync.status', log, (arg?: unknown) => showStatus(arg)),
+    registerCommand('firecrest.sync.keepLocal', log, () => conflictChoice?.('local')),
+    registerCommand('firecrest.sync.keepCluster', log, () => conflictChoice?.('cluster')),
   );
 }

@@ -5,9 +5,9 @@
  * nothing is written into the user's repository.
  */
 import * as assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { sampleFolder } from './support/client';
+import { remoteHome, sampleFolder, testClient } from './support/client';
 import { openWorkbench, runCommand, screenshot } from './support/workbench';
 
 const SYSTEM = process.env.FIRECREST_SYSTEM ?? 'localcluster';
@@ -30,6 +30,55 @@ describe('Map Folder to Cluster (UI)', () => {
 });
 
 /** Maps the UI workspace's folder with the picker; `sampleDir` is a folder of the home to see listed. */
+describe('Sync conflicts (UI)', () => {
+  it('asks which side stays beside the diff, never over it: a notification and the diff\'s title bar (#41 item 14)', async function () {
+    this.timeout(180_000);
+    const workspace = process.env.FIRECREST_UI_WORKSPACE;
+    if (!workspace) return this.skip();
+    const client = await testClient('fc-ui-conflict');
+    const name = `conflict-${Date.now().toString(36)}.txt`;
+    const local = join(workspace, name);
+    const remote = `${await remoteHome(client, SYSTEM)}/${basename(workspace)}/${name}`;
+    const remoteText = async () => new TextDecoder().decode(await client.downloadSmall(SYSTEM, remote).catch(() => new Uint8Array()));
+    const page = await openWorkbench();
+    const sync = async (button: string): Promise<void> => {
+      await runCommand(page, 'FirecREST: Sync to Cluster');
+      const b = page.locator('.monaco-dialog-box .monaco-button').filter({ hasText: button }).first();
+      await b.waitFor({ timeout: 60_000 });
+      await b.click();
+    };
+    try {
+      writeFileSync(local, 'base\n');
+      await sync('Sync');
+      await waitUntil('the file on the cluster', async () => (await remoteText()) === 'base\n');
+      // Changed on both sides.
+      await client.uploadSmall(SYSTEM, remote.slice(0, remote.lastIndexOf('/')), name, new TextEncoder().encode('the cluster\'s\n'));
+      writeFileSync(local, 'local\n');
+      await sync('Review Conflicts…');
+      await page.locator('.tabs-container .tab').filter({ hasText: `${name} (cluster ↔ local)` }).first().waitFor({ timeout: 30_000 });
+      const notice = page.locator('.notification-toast').filter({ hasText: `${name} changed on both sides` }).first();
+      await notice.waitFor({ timeout: 30_000 });
+      assert.equal(await page.locator('.quick-input-widget').isVisible(), false, 'nothing covers the diff');
+      await screenshot(page, 'sync-conflict-review');
+      // The diff's title bar answers too.
+      await page.locator('.editor-actions .action-label[aria-label^="Keep Local"]').first().click({ timeout: 15_000 });
+      await waitUntil('the local file sent', async () => (await remoteText()) === 'local\n');
+    } finally {
+      rmSync(local, { force: true });
+      await client.remove(SYSTEM, remote).catch(() => undefined);
+      await client.dispose();
+    }
+  });
+});
+
+async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 async function mapWorkspace(sampleDir: string, before: string | undefined): Promise<void> {
   const workspace = process.env.FIRECREST_UI_WORKSPACE ?? '';
   const settings = join(workspace, '.vscode', 'settings.json');
