@@ -152,7 +152,7 @@ export function endingOf(job: Job): string {
   return `${state.toLowerCase()}${code}${sig}`;
 }
 
-const escapeCell = (s: string) => s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+const escapeCell = (s: string) => s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').replace(/</g, '&lt;');
 
 function when(epoch?: number): string | undefined {
   return epoch && epoch > 0 ? new Date(epoch * 1000).toLocaleString() : undefined;

@@ -199,11 +199,8 @@ describe('Job Accounting panel', function () {
 
   it('opens a clicked job in Show Job Details', async () => {
     await panel.receive({ type: 'openJob', id: ids.fail, what: 'details' });
-    const doc = await waitFor('the job details document', () =>
-      vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'firecrest-job' && d.uri.path.endsWith(`/${ids.fail}.md`)));
-    assert.match(doc.getText(), new RegExp(`# Job ${ids.fail}`));
-    // Shown rendered (the Markdown preview).
-    await waitFor('the rendered details', () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((x) => x.input instanceof vscode.TabInputWebview && x.label.includes(`${ids.fail}.md`)));
+    // The job's details view (a webview titled after the job).
+    await waitFor('the details view', () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((x) => x.input instanceof vscode.TabInputWebview && x.label.startsWith(`Job ${ids.fail}`)));
   });
 
   it('opens the output of a job from its row (Open Job Output: a read-only output document)', async () => {

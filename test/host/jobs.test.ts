@@ -225,12 +225,35 @@ describe('Jobs view and job commands', function () {
     const uri = await vscode.commands.executeCommand<string>('firecrest.showJobDetails', submitted);
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
     assert.match(doc.getText(), new RegExp(`# Job ${submitted.jobId}: fc-out-${tag}`));
-    // Rendered (the Markdown preview, a webview), not raw Markdown in a text editor.
-    const tab = await waitFor('the rendered details', async () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((x) => x.input instanceof vscode.TabInputWebview && x.label.includes(`${submitted!.jobId}.md`)));
+    // A view of its own (a webview titled after the job), not raw Markdown in a text editor.
+    const tab = await waitFor('the details view', async () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((x) => x.input instanceof vscode.TabInputWebview && x.label === `Job ${submitted!.jobId} · fc-out-${tag}`));
     assert.ok(!vscode.window.visibleTextEditors.some((e) => e.document.uri.toString() === uri), 'no text editor of the details');
     await vscode.window.tabGroups.close(tab);
     if (client.capabilities.jobScript) assert.ok(doc.getText().includes(`#SBATCH --partition=${partition}`), 'the script is in the details');
     else assert.match(doc.getText(), /The scheduler did not keep the script/);
+  });
+
+  it('job details open at once from a row and follow the job: its end shows without asking again (#41 item 10)', async function () {
+    this.timeout(120_000);
+    const job = await client.submitJob(t.system, { name: `fc-details-${tag}`, workingDirectory: jobsDir, script: `#!/bin/bash\n#SBATCH --partition=${partition}\n#SBATCH --time=00:05:00\nsleep 300\n` });
+    await vscode.commands.executeCommand('firecrest.jobs.refresh');
+    await waitFor('the job in the Jobs view', async () => await findJob(job));
+    // As a row passes itself to the command: the job as listed.
+    const node = { kind: 'job', profile: PROFILE, system: t.system, jobId: job, job: await client.job(t.system, job) };
+    // From the row: the view is there before anything is fetched.
+    const shown = vscode.commands.executeCommand<string>('firecrest.showJobDetails', node);
+    const tabOf = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((x) => x.input instanceof vscode.TabInputWebview && x.label === `Job ${job} · fc-details-${tag}`);
+    const opened = Date.now();
+    await waitFor('the details view', async () => tabOf(), 10_000);
+    const atOnce = Date.now() - opened;
+    const uri = await shown;
+    assert.ok(atOnce < 2000, `the view opened after ${atOnce} ms`);
+    // The details' document, as the view reads it: it follows the job without another command.
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
+    assert.doesNotMatch(doc.getText(), /\| State \| CANCELLED/);
+    await client.cancelJob(t.system, job);
+    await waitFor('the end shown', async () => /\| State \| CANCELLED/.test(doc.getText()), 60_000);
+    await vscode.window.tabGroups.close(tabOf()!);
   });
 
   it('resubmits a finished job with the same script, working directory and partition', async function () {

@@ -13,6 +13,7 @@ import { trackBatchScriptContext } from './batchScriptContext';
 import { cancelJob } from './cancelJob';
 import { Followers, followJobOutput } from './followOutput';
 import { JOB_DETAILS_SCHEME, JobDetailsProvider, showJobDetails } from './jobDetails';
+import { JobDetailsPanels } from './jobDetailsPanel';
 import { OUTPUT_SCHEME, OutputDocuments } from './outputDocuments';
 import { openJobOutput, openJobOutputFile } from './openOutput';
 import { openExampleScript } from './exampleScript';
@@ -27,13 +28,17 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
   const followers = new Followers();
   const outputs = new OutputDocuments(log);
   const provenance = new ProvenanceStore(services.context.globalStorageUri);
+  const details = new JobDetailsProvider(services, provenance);
+  const detailsOf = (ref: { profile: string; system: string; jobId: string }) => JobDetailsProvider.uriFor(ref.profile, ref.system, ref.jobId);
+  const panels = new JobDetailsPanels(services, (ref) => details.read(detailsOf(ref)), (ref) => details.reload(detailsOf(ref)));
   const disposables = [
     followers,
     outputs,
     vscode.workspace.registerTextDocumentContentProvider(OUTPUT_SCHEME, outputs),
     vscode.workspace.registerTextDocumentContentProvider(SCRIPT_SCHEME, new JobScriptProvider(services, provenance)),
     trackBatchScriptContext(),
-    vscode.workspace.registerTextDocumentContentProvider(JOB_DETAILS_SCHEME, new JobDetailsProvider(services, provenance)),
+    vscode.workspace.registerTextDocumentContentProvider(JOB_DETAILS_SCHEME, details),
+    panels,
     registerCommand('firecrest.submitJob', log, (arg?: unknown) => submitJob(services, jobs, provenance, arg)),
     registerCommand('firecrest.openExampleScript', log, (arg?: unknown) => openExampleScript(services, arg)),
     // Asks again for everything the script leaves open (pre-filled with the last answers).
@@ -44,7 +49,7 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
     registerCommand('firecrest.openJobOutputFile', log, (arg?: unknown) => openJobOutputFile(services, 'stdout', arg)),
     registerCommand('firecrest.output.goToFirstAlert', log, () => outputs.goToFirstAlert()),
     registerCommand('firecrest.cancelJob', log, (arg?: unknown, selected?: unknown) => cancelJob(services, jobs, arg, selected ?? jobs.selection())),
-    registerCommand('firecrest.showJobDetails', log, (arg?: unknown) => showJobDetails(services, arg)),
+    registerCommand('firecrest.showJobDetails', log, (arg?: unknown) => showJobDetails(services, panels, arg)),
     registerCommand('firecrest.attachToJob', log, (arg?: unknown) => attachToJob(services, arg)),
     registerCommand('firecrest.resubmitJob', log, (arg?: unknown) => resubmitJob(services, jobs, provenance, arg)),
     registerCommand('firecrest.compareJobScript', log, (arg?: unknown) => compareScriptWithCurrent(services, provenance, arg)),

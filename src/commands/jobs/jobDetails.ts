@@ -1,7 +1,7 @@
 /**
  * Show Job Details: the record, the metadata and the submitted script as a read-only Markdown
- * document (`firecrest-job:` scheme), shown rendered (Markdown preview) beside the editor; as text
- * only where no Markdown preview is installed. Re-opening the document fetches it again.
+ * document (`firecrest-job:` scheme), shown in a view of its own (jobDetailsPanel.ts) that follows
+ * the job. The document is fetched again when the view asks (`reload`).
  */
 import * as vscode from 'vscode';
 import { jobMarkdownTable } from '../../common/jobFormat';
@@ -9,12 +9,32 @@ import { parseSbatchScript } from '../../core/sbatch/index';
 import type { FirecrestApi } from '../../core/api';
 import { dependencyTargets } from '../../core/jobScript';
 import type { ExtensionServices } from '../../common/services';
+import type { Job } from '../../core/model';
+import type { JobDetailsPanels } from './jobDetailsPanel';
 import { resolveJob } from './pickers';
 import type { ProvenanceRecord, ProvenanceStore } from './provenance';
 
 export const JOB_DETAILS_SCHEME = 'firecrest-job';
 
 export class JobDetailsProvider implements vscode.TextDocumentContentProvider {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  /** Fetches the details of an open document again (the job moved on). */
+  reload(uri: vscode.Uri): void {
+    this.changed.fire(uri);
+  }
+
+  /** The details' Markdown, fetched now (for the details view). */
+  async read(uri: vscode.Uri): Promise<string> {
+    const cts = new vscode.CancellationTokenSource();
+    try {
+      return await this.provideTextDocumentContent(uri, cts.token);
+    } finally {
+      cts.dispose();
+    }
+  }
+
   constructor(
     private readonly services: ExtensionServices,
     private readonly provenance?: ProvenanceStore,
@@ -34,7 +54,7 @@ export class JobDetailsProvider implements vscode.TextDocumentContentProvider {
     try {
       const client = await this.services.connections.client(profile);
       const job = await client.job(system, jobId, { signal: ctl.signal });
-      const out = [`# Job ${job.id}: ${job.name}`, '', jobMarkdownTable(job, system), ''];
+      const out = [`# Job ${job.id}: ${job.name.replace(/</g, '&lt;')}`, '', jobMarkdownTable(job, system), ''];
       const record = await this.provenance?.get(profile, system, jobId);
       if (record) out.push(...provenanceSection(record));
       let script: string | undefined;
@@ -63,18 +83,13 @@ export class JobDetailsProvider implements vscode.TextDocumentContentProvider {
   }
 }
 
-export async function showJobDetails(services: ExtensionServices, arg?: unknown): Promise<string | undefined> {
+export async function showJobDetails(services: ExtensionServices, panels: JobDetailsPanels, arg?: unknown): Promise<string | undefined> {
   const ref = await resolveJob(services, arg, { placeHolder: 'Show the details of which job?' });
   if (!ref) return undefined;
-  const uri = JobDetailsProvider.uriFor(ref.profile, ref.system, ref.jobId);
-  // Fetched here, so that a failure is reported by the command (the preview would show it blank).
-  const doc = await vscode.workspace.openTextDocument(uri);
-  try {
-    await vscode.commands.executeCommand('markdown.showPreview', uri);
-  } catch {
-    await vscode.window.showTextDocument(doc, { preview: true });
-  }
-  return uri.toString();
+  // A Jobs view row holds the job: the view shows it at once.
+  const known = (arg as { job?: Job } | undefined)?.job;
+  await panels.show(ref, known && known.id === ref.jobId ? known : undefined);
+  return JobDetailsProvider.uriFor(ref.profile, ref.system, ref.jobId).toString();
 }
 
 /** What the record kept at submit says: where the script came from, the commit, the options. */
