@@ -119,6 +119,8 @@ describe('remote folder in the Explorer', () => {
     await screenshot(page, 'fs-open-remote-folder');
     await page.keyboard.press('Enter');
     await rows.filter({ hasText: 'Open in New Window' }).first().waitFor();
+    // This window has one folder: adding another reloads it, and the choice says so first (#41 item 12).
+    await rows.filter({ hasText: 'Add to Workspace' }).filter({ hasText: 'VS Code reloads this window to add it' }).first().waitFor({ timeout: 5_000 });
 
     const win = await newWindow(page, () => rows.filter({ hasText: 'Open in New Window' }).first().click());
     try {
