@@ -19,6 +19,12 @@ export const ContextKeys = {
   v1Connected: 'firecrest.v1Connected',
   /** A connected profile can run commands inside jobs (API v2 attach). */
   attachAvailable: 'firecrest.attachAvailable',
+  /** The active editor's file is inside a folder mapped to the cluster (Sync). */
+  inSyncedFolder: 'firecrest.inSyncedFolder',
+  /** The local roots of the mapped folders (the Explorer's Sync menu: `resourcePath in …`). */
+  syncedFolders: 'firecrest.syncedFolders',
+  /** Sync's conflict review has a file open in a diff (its title bar offers Keep Local / the Cluster's). */
+  reviewingConflict: 'firecrest.sync.reviewingConflict',
 } as const;
 
 export class ConnectionContextKeys extends Disposable {
