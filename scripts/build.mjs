@@ -15,9 +15,12 @@ import { relative, resolve } from 'node:path';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
+// Where the bundles go: dist/, or elsewhere for a check of a build (`--outdir <dir>`).
+const outArg = process.argv.indexOf('--outdir');
+const DIST = outArg >= 0 ? process.argv[outArg + 1] : 'dist';
 // The extension as one file, as before the split: bench:activation's baseline.
 const singleBundle = process.argv.includes('--single-bundle');
-mkdirSync('dist', { recursive: true });
+mkdirSync(DIST, { recursive: true });
 
 /** Module -> bundle, for modules that load on first use (through `import()`). */
 const LAZY = {
@@ -128,7 +131,7 @@ function split(self) {
       build.onLoad({ filter: /.*/, namespace: 'shared' }, (args) => ({
         contents: `module.exports = require('${bundleFile(SHARED[args.path])}').${exportName(args.path)};`,
         loader: 'js',
-        resolveDir: resolve('dist'),
+        resolveDir: resolve(DIST),
       }));
     },
   };
@@ -137,7 +140,8 @@ function split(self) {
 // Warnings and errors only: esbuild's info level marks every bundle over 1 MB with ⚠️, which says
 // nothing wrong here (the gateway and the client core are whole programs for Node, not downloads).
 // The sizes are printed below, one line per bundle.
-const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', legalComments: 'none' };
+// A production build leaves the test seam out (src/common/testSeam.ts): no `firecrest.test.*` command can exist in it.
+const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', legalComments: 'none', ...(production ? { define: { 'process.env.FIRECREST_TEST_SEAM': '"off"' } } : {}) };
 /**
  * Node targets. The extension's bundles run in VS Code's extension host: the oldest VS Code that
  * `engines.vscode` allows (1.103) runs Node 22 (Electron 37); today's runs Node 24. The gateway and
@@ -148,33 +152,33 @@ const OLDEST_NODE = 'node22';
 // `import()` of another bundle becomes `require()`: one module instance in the host's require cache.
 const node = { ...common, platform: 'node', format: 'cjs', target: EXTENSION_HOST_NODE, supported: { 'dynamic-import': false } };
 
-const extension = (name, input) => ({ ...node, ...input, outfile: `dist/extension${name ? `-${name}` : ''}.js`, external: ['vscode'], plugins: [split(name ?? 'extension')], metafile: true });
-const extensionBuilds = singleBundle ? [{ ...node, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], metafile: true }] : [
+const extension = (name, input) => ({ ...node, ...input, outfile: `${DIST}/extension${name ? `-${name}` : ''}.js`, external: ['vscode'], plugins: [split(name ?? 'extension')], metafile: true });
+const extensionBuilds = singleBundle ? [{ ...node, entryPoints: ['src/extension.ts'], outfile: `${DIST}/extension.js`, external: ['vscode'], metafile: true }] : [
   extension(undefined, { entryPoints: ['src/extension.ts'] }),
   ...Object.entries(LAZY).map(([module, name]) => extension(name, { entryPoints: [module] })),
   ...sharedBundles.map(({ name, contents }) => extension(name, { stdin: { contents, resolveDir: process.cwd(), sourcefile: `extension-${name}.bundle.js` } })),
 ];
 
 // A bundle no longer built (renamed, merged, or the other layout) must not reach the .vsix.
-const outfiles = new Set(extensionBuilds.map((b) => b.outfile.slice('dist/'.length)));
-for (const f of readdirSync('dist')) {
-  if (/^extension(-[\w-]+)?\.js(\.map)?$/.test(f) && !outfiles.has(f.replace(/\.map$/, ''))) rmSync(`dist/${f}`);
+const outfiles = new Set(extensionBuilds.map((b) => b.outfile.slice(DIST.length + 1)));
+for (const f of readdirSync(DIST)) {
+  if (/^extension(-[\w-]+)?\.js(\.map)?$/.test(f) && !outfiles.has(f.replace(/\.map$/, ''))) rmSync(`${DIST}/${f}`);
 }
 
 /** @type {import('esbuild').BuildOptions[]} */
 const builds = [
   ...extensionBuilds,
   // The client core as a plain Node library (scripts, benchmarks, other tools): one self-contained file.
-  { ...common, entryPoints: ['src/core/index.ts'], outfile: 'dist/core.js', platform: 'node', format: 'cjs', target: OLDEST_NODE },
+  { ...common, entryPoints: ['src/core/index.ts'], outfile: `${DIST}/core.js`, platform: 'node', format: 'cjs', target: OLDEST_NODE },
   // The local FirecREST-compatible gateway.
-  { ...common, entryPoints: ['gateway/src/main.ts'], outfile: 'dist/gateway.js', platform: 'node', format: 'cjs', target: OLDEST_NODE, sourcemap: true },
+  { ...common, entryPoints: ['gateway/src/main.ts'], outfile: `${DIST}/gateway.js`, platform: 'node', format: 'cjs', target: OLDEST_NODE, sourcemap: true },
   // The gateway's streamer (the program its streamer transfer jobs run as the user).
-  { ...common, entryPoints: ['gateway/src/streamer/main.ts'], outfile: 'dist/gateway-streamer.js', platform: 'node', format: 'cjs', target: OLDEST_NODE },
+  { ...common, entryPoints: ['gateway/src/streamer/main.ts'], outfile: `${DIST}/gateway-streamer.js`, platform: 'node', format: 'cjs', target: OLDEST_NODE },
 ];
 // Webview bundles (browser), one per panel, when present.
 for (const panel of ['accounting', 'transfers']) {
   const entry = `webview-ui/${panel}/main.ts`;
-  if (existsSync(entry)) builds.push({ ...common, entryPoints: [entry], outfile: `dist/webview-${panel}.js`, platform: 'browser', format: 'iife', target: 'es2022' });
+  if (existsSync(entry)) builds.push({ ...common, entryPoints: [entry], outfile: `${DIST}/webview-${panel}.js`, platform: 'browser', format: 'iife', target: 'es2022' });
 }
 const present = builds.filter((b) => b.stdin || existsSync(/** @type {string[]} */ (b.entryPoints)[0]));
 
@@ -205,5 +209,5 @@ if (watch) {
   checkOneCopy(results.slice(0, extensionBuilds.length));
   const kib = (f) => `${Math.round(statSync(f).size / 1024)} KiB`;
   const outs = present.map((b) => b.outfile).filter((f) => f && existsSync(f));
-  console.log(`built ${outs.length} bundles in ${Math.round(performance.now() - started)} ms: ${outs.map((f) => `${f.slice('dist/'.length)} ${kib(f)}`).join(', ')}`);
+  console.log(`built ${outs.length} bundles in ${Math.round(performance.now() - started)} ms: ${outs.map((f) => `${f.slice(DIST.length + 1)} ${kib(f)}`).join(', ')}`);
 }

@@ -14,7 +14,8 @@ import type { FirecrestExtensionApi } from './common/api';
 import { BOOTSTRAP_ENV, importBootstrap } from './common/bootstrap';
 import { createClientFactory } from './common/clientFactory';
 import { Connections } from './common/connections';
-import { ConnectionContextKeys } from './common/contextKeys';
+import { ConnectionContextKeys, trackRemoteWorkspace } from './common/contextKeys';
+import { TestSeam } from './common/testSeam';
 import { WalkthroughProgress } from './common/walkthrough';
 import { loadedBundles } from './common/lazyBundles';
 import { OutputLog } from './common/log';
@@ -51,14 +52,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   );
 
   const statusBar = new ConnectionStatusBar(connections, 'firecrest.showLog');
-  context.subscriptions.push(statusBar, new ConnectionContextKeys(connections));
+  context.subscriptions.push(statusBar, new ConnectionContextKeys(connections), trackRemoteWorkspace());
   context.subscriptions.push(registerConnectionCommands(connections, log.withTag('commands')));
   const accounts = registerAccountsProvider(connections, log.withTag('accounts'));
   context.subscriptions.push(accounts);
 
   const walkthrough = new WalkthroughProgress(context.extension.id, connections, log.withTag('walkthrough'));
   context.subscriptions.push(walkthrough);
-  const services: ExtensionServices = { context, log, connections, dependencies: new JobDependencies(), followUps: new JobFollowUps(), walkthrough };
+  const testSeam = new TestSeam();
+  const services: ExtensionServices = { context, log, connections, dependencies: new JobDependencies(), followUps: new JobFollowUps(), walkthrough, testSeam };
   // Features: each registers itself with the shared services, one line each.
   const systemsView = new SystemsView(services);
   const jobsView = new JobsView(services);
@@ -77,6 +79,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   context.subscriptions.push(registerAccounting(services));
   context.subscriptions.push(registerSearch(services, remoteFiles.provider.onDidChangeFile));
   context.subscriptions.push(registerSync(services));
+  // Last: every feature has handed in what tests may look at.
+  context.subscriptions.push(testSeam.register(context.extensionMode));
 
   const activationMs = performance.now() - started;
   // The client, the accounting panel and zod are bundles of their own that nothing above may load.

@@ -1,6 +1,7 @@
 /**
- * Context keys the manifest's `when` clauses use (welcome views, menus). Kept in sync with the
- * connection service; names are listed here once.
+ * Context keys the manifest's `when` clauses use (welcome views, menus): every name is listed here
+ * once. The connection ones are kept in step with the connection service here; the others by the
+ * feature that owns them (Sync, Search, the Jobs view), which sets them by these names.
  */
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle';
@@ -23,6 +24,10 @@ export const ContextKeys = {
   inSyncedFolder: 'firecrest.inSyncedFolder',
   /** The local roots of the mapped folders (the Explorer's Sync menu: `resourcePath in …`). */
   syncedFolders: 'firecrest.syncedFolders',
+  /** A Search on Cluster is running (the Cluster Search view's Cancel). */
+  searchRunning: 'firecrest.search.running',
+  /** Every workspace folder is a `firecrest://` folder (the search menus replace VS Code's own). */
+  remoteWorkspace: 'firecrest.remoteWorkspace',
   /** Sync's conflict review has a file open in a diff (its title bar offers Keep Local / the Cluster's). */
   reviewingConflict: 'firecrest.sync.reviewingConflict',
 } as const;
@@ -62,4 +67,14 @@ export class ConnectionContextKeys extends Disposable {
     this.last = key;
     for (const [k, v] of Object.entries(values)) void vscode.commands.executeCommand('setContext', k, v);
   }
+}
+
+/** `firecrest.remoteWorkspace`, kept true while every workspace folder is a `firecrest://` one. */
+export function trackRemoteWorkspace(): vscode.Disposable {
+  const update = (): void => {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    void vscode.commands.executeCommand('setContext', ContextKeys.remoteWorkspace, folders.length > 0 && folders.every((f) => f.uri.scheme === 'firecrest'));
+  };
+  update();
+  return vscode.workspace.onDidChangeWorkspaceFolders(update);
 }

@@ -7,6 +7,7 @@ import type { FirecrestClient } from '../core/client';
 import type { ConnectionProfile, System } from '../core/model';
 import type { JobFollowUps } from './jobFollowUps';
 import type { JobDependencies } from './jobDependencies';
+import type { TestSeam } from './testSeam';
 import type { WalkthroughSteps } from './walkthrough';
 
 /** `reconnecting`: connected, but the server stopped answering; requests are being tried again. */
@@ -67,4 +68,6 @@ export interface ExtensionServices {
   followUps: JobFollowUps;
   /** The Get Started walkthrough's steps, ticked as the user reaches them. */
   walkthrough: WalkthroughSteps;
+  /** What tests may look at (registered as `firecrest.test.*` outside production only). */
+  testSeam: TestSeam;
 }

@@ -28,11 +28,9 @@ export function registerSbatch(services: ExtensionServices): vscode.Disposable {
   ];
   const lenses = new SbatchCodeLensProvider(documents);
   disposables.push(lenses, vscode.languages.registerCodeLensProvider(SBATCH_SELECTOR, lenses));
-  if (services.context.extensionMode !== vscode.ExtensionMode.Production) {
-    // Tests and the bench count cache refreshes (each is partitions + reservations + userinfo) and
-    // wait until no check or refresh is under way.
-    disposables.push(vscode.commands.registerCommand('firecrest.test.sbatchStats', () => ({ refreshes: liveData.refreshCount, idle: !diagnostics.busy && liveData.refreshing === 0 })));
-    disposables.push(vscode.commands.registerCommand('firecrest.test.sbatchClearCache', () => liveData.clear()));
-  }
+  // Tests and the bench count cache refreshes (each is partitions + reservations + userinfo) and
+  // wait until no check or refresh is under way.
+  services.testSeam.expose('sbatchStats', () => ({ refreshes: liveData.refreshCount, idle: !diagnostics.busy && liveData.refreshing === 0 }));
+  services.testSeam.expose('sbatchClearCache', () => liveData.clear());
   return vscode.Disposable.from(...disposables.reverse());
 }

@@ -56,25 +56,22 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
     registerCommand('firecrest.openJobWorkingDirectory', log, (arg?: unknown) => openWorkingDirectory(services, provenance, arg)),
     registerJobsViewCommands(jobs, log),
   ];
-  if (services.context.extensionMode !== vscode.ExtensionMode.Production) {
-    disposables.push(
-      vscode.commands.registerCommand('firecrest.test.jobsTree', () => jobs.snapshot()),
-      vscode.commands.registerCommand('firecrest.test.attachTerminal', (key: string) => {
-        const pty = attachTerminals.get(key);
-        return pty && { emitted: pty.emitted, ran: pty.ran };
-      }),
-      vscode.commands.registerCommand('firecrest.test.provenance', (ref: { profile: string; system: string; jobId: string }) => provenance.get(ref.profile, ref.system, ref.jobId)),
-      vscode.commands.registerCommand('firecrest.test.outputDocument', (uri: string) => outputs.snapshot(uri)),
-      vscode.commands.registerCommand('firecrest.test.jobsRefreshed', (timeoutMs = 30_000) => waitForRefresh(jobs, Number(timeoutMs))),
-      vscode.commands.registerCommand('firecrest.test.followerOutput', async (arg: { profile?: string; system: string; jobId: string; stream?: string; wait?: boolean }) => {
-        const key = `${jobKey({ profile: arg.profile ?? services.connections.defaultProfileName() ?? '', system: arg.system, jobId: arg.jobId })}\u0000${arg.stream ?? 'stdout'}`;
-        const f = followers.all.get(key);
-        if (!f) return undefined;
-        if (arg.wait) await f.pty.done;
-        return { emitted: f.pty.emitted, result: f.pty.result && { reason: f.pty.result.reason, state: f.pty.result.job?.state }, stats: f.pty.stats };
-      }),
-    );
-  }
+  const seam = services.testSeam;
+  seam.expose('jobsTree', () => jobs.snapshot());
+  seam.expose('attachTerminal', (key: string) => {
+    const pty = attachTerminals.get(key);
+    return pty && { emitted: pty.emitted, ran: pty.ran };
+  });
+  seam.expose('provenance', (ref: { profile: string; system: string; jobId: string }) => provenance.get(ref.profile, ref.system, ref.jobId));
+  seam.expose('outputDocument', (uri: string) => outputs.snapshot(uri));
+  seam.expose('jobsRefreshed', (timeoutMs = 30_000) => waitForRefresh(jobs, Number(timeoutMs)));
+  seam.expose('followerOutput', async (arg: { profile?: string; system: string; jobId: string; stream?: string; wait?: boolean }) => {
+    const key = `${jobKey({ profile: arg.profile ?? services.connections.defaultProfileName() ?? '', system: arg.system, jobId: arg.jobId })}\u0000${arg.stream ?? 'stdout'}`;
+    const f = followers.all.get(key);
+    if (!f) return undefined;
+    if (arg.wait) await f.pty.done;
+    return { emitted: f.pty.emitted, result: f.pty.result && { reason: f.pty.result.reason, state: f.pty.result.job?.state }, stats: f.pty.stats };
+  });
   return vscode.Disposable.from(...disposables);
 }
 

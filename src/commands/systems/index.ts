@@ -16,8 +16,6 @@ export function registerSystemsCommands(services: ExtensionServices, systems: Sy
       return vscode.commands.executeCommand('firecrest.openRemoteFolder', { system: n.system, path: n.fs.path, profile: n.profile });
     }),
   ];
-  if (services.context.extensionMode !== vscode.ExtensionMode.Production) {
-    disposables.push(vscode.commands.registerCommand('firecrest.test.systemsTree', () => systems.snapshot()));
-  }
+  services.testSeam.expose('systemsTree', () => systems.snapshot());
   return vscode.Disposable.from(...disposables);
 }

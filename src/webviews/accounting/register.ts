@@ -38,12 +38,8 @@ export function registerAccounting(services: ExtensionServices): vscode.Disposab
       return host;
     }),
   ];
-  if (services.context.extensionMode !== vscode.ExtensionMode.Production) {
-    // Host tests drive the real panel through this handle (same extension host: no serialisation).
-    disposables.push(
-      vscode.commands.registerCommand('firecrest.test.accountingPanel', () => panels.current),
-      vscode.commands.registerCommand('firecrest.test.accountingRestore', (options: vscode.WebviewPanelOptions & vscode.WebviewOptions) => panels.restoreWith(options)),
-    );
-  }
+  // Host tests drive the real panel through this handle (same extension host: no serialisation).
+  services.testSeam.expose('accountingPanel', () => panels.current);
+  services.testSeam.expose('accountingRestore', (options: vscode.WebviewPanelOptions & vscode.WebviewOptions) => panels.restoreWith(options));
   return vscode.Disposable.from(...disposables);
 }

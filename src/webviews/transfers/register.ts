@@ -36,14 +36,10 @@ export function registerTransfers(services: ExtensionServices, events: TransferE
       log.info(`cleared ${ids.length} finished transfer(s)`);
     }),
   ];
-  if (services.context.extensionMode !== vscode.ExtensionMode.Production) {
-    // Host tests drive the real panel through these handles (same extension host: no serialisation).
-    disposables.push(
-      vscode.commands.registerCommand('firecrest.test.transfersPanel', () => panels.current),
-      vscode.commands.registerCommand('firecrest.test.transferEvents', () => events),
-      vscode.commands.registerCommand('firecrest.test.transfersStatusBar', () => statusBar),
-      vscode.commands.registerCommand('firecrest.test.transfersRestore', (options: vscode.WebviewPanelOptions & vscode.WebviewOptions) => panels.restoreWith(options)),
-    );
-  }
+  // Host tests drive the real panel through these handles (same extension host: no serialisation).
+  services.testSeam.expose('transfersPanel', () => panels.current);
+  services.testSeam.expose('transferEvents', () => events);
+  services.testSeam.expose('transfersStatusBar', () => statusBar);
+  services.testSeam.expose('transfersRestore', (options: vscode.WebviewPanelOptions & vscode.WebviewOptions) => panels.restoreWith(options));
   return vscode.Disposable.from(...disposables);
 }
