@@ -1,8 +1,11 @@
 // @ts-check
 import js from '@eslint/js';
+import { readdirSync } from 'node:fs';
 import tseslint from 'typescript-eslint';
 
-const features = ['fs', 'views', 'commands', 'webviews', 'sbatch'];
+/** The floors every feature may use; every other folder of src/ is a feature, read from the folders. */
+const SHARED = ['core', 'common', 'connections'];
+const features = readdirSync(new URL('./src', import.meta.url), { withFileTypes: true }).filter((d) => d.isDirectory() && !SHARED.includes(d.name)).map((d) => d.name);
 
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test-results/**', '**/*.mjs', '**/*.cjs', '**/*.js', 'webview-ui/**/*.d.ts'] },

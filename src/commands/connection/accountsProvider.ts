@@ -5,7 +5,7 @@
  * A session's access token comes from the profile's one shared client.
  */
 import * as vscode from 'vscode';
-import type { Connections } from '../../common/connections';
+import type { Connections } from '../../connections/connections';
 import { isOidc } from '../../common/profiles';
 import type { Log } from '../../common/services';
 

@@ -6,7 +6,7 @@
  * validates (token + systems) before saving anything.
  */
 import * as vscode from 'vscode';
-import type { Connections } from '../../common/connections';
+import type { Connections } from '../../connections/connections';
 import { isOidc, normalizeProfile } from '../../common/profiles';
 import type { Log } from '../../common/services';
 import type { ApiVersionSetting, ConnectionProfile } from '../../core/model';

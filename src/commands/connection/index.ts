@@ -1,6 +1,6 @@
 /** The connection commands: add, sign in/out, remove, retry, show log. */
 import * as vscode from 'vscode';
-import type { Connections } from '../../common/connections';
+import type { Connections } from '../../connections/connections';
 import type { Log } from '../../common/services';
 import { registerCommand } from '../register';
 import { registerAddConnection } from './addConnection';

@@ -1,6 +1,6 @@
 /** Remove Connection: after a modal confirmation, deletes the profile, its secret and its client. */
 import * as vscode from 'vscode';
-import type { Connections } from '../../common/connections';
+import type { Connections } from '../../connections/connections';
 import type { Log } from '../../common/services';
 import { registerCommand } from '../register';
 import { pickProfile } from './pickProfile';

@@ -3,7 +3,7 @@
  * at the next try; the views refresh by themselves once it answers.
  */
 import * as vscode from 'vscode';
-import type { Connections } from '../../common/connections';
+import type { Connections } from '../../connections/connections';
 import { cannotReach, siteOf } from '../../common/reachability';
 import type { Log } from '../../common/services';
 import { registerCommand } from '../register';

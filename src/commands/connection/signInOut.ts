@@ -3,7 +3,7 @@
  * (ends the session, keeps the credentials) and Remove Credentials (forgets them, after asking).
  */
 import * as vscode from 'vscode';
-import type { Connections } from '../../common/connections';
+import type { Connections } from '../../connections/connections';
 import type { Log } from '../../common/services';
 import { UnauthorizedError } from '../../core/errors';
 import { registerCommand } from '../register';

@@ -1,25 +1,22 @@
 /**
- * The ConnectionService: profiles from the settings, secrets in SecretStorage, and ONE client per
- * profile, created lazily and single-flight, rebuilt when the profile changes and disposed on
- * sign-out or removal. Validation (add, sign in) goes through a throw-away client so that nothing
- * is saved unless a token was obtained and the systems could be listed.
+ * The ConnectionService: profiles from the settings, their credentials (credentials.ts), and ONE
+ * client per profile, created lazily and single-flight, rebuilt when the profile changes and
+ * disposed on sign-out or removal; whether each server answers (liveness.ts). Validation (add,
+ * sign in) goes through a throw-away client so that nothing is saved unless a token was obtained
+ * and the systems could be listed.
  */
 import * as vscode from 'vscode';
 import type { ClientEvents, ClientOptions, FirecrestClient } from '../core/client';
 import { NotSupportedError, UnauthorizedError } from '../core/errors';
 import type { ConnectionProfile, System } from '../core/model';
-import { Disposable } from './lifecycle';
-import type { SecretRegistry } from './log';
+import { Disposable } from '../common/lifecycle';
+import type { SecretRegistry } from '../common/log';
 import type { OidcIdentity, OidcTokens } from '../core/auth/oidc';
-import { deleteProfile, identityKey, isOidc, needsSecret, PROFILES_SETTING, readProfiles, saveProfile, secretKey } from './profiles';
-import type { ConnectionInfo, ConnectionService, ConnectionState, Log } from './services';
-
-/** Next to the secret (same prefix, so other windows hear of it): the profile was signed out. */
-const signedOutKey = (name: string): string => `${secretKey(name)}.signedOut`;
-
-/** A probe's time limit, and the waits between probes while the server does not answer. */
-const PROBE_TIMEOUT_MS = 3000;
-const PROBE_WAITS_MS = [2000, 4000, 8000, 15_000, 30_000];
+import { deleteProfile, isOidc, needsSecret, PROFILES_SETTING, readProfiles, saveProfile } from '../common/profiles';
+import type { ConnectionInfo, ConnectionService, ConnectionState, Log } from '../common/services';
+import { CredentialStore } from './credentials';
+import { Liveness, PROBE_TIMEOUT_MS } from './liveness';
+import { revokeAtProvider } from './revokeSignIn';
 
 export type ClientFactory = (options: ClientOptions, events?: ClientEvents) => Promise<FirecrestClient>;
 
@@ -51,30 +48,27 @@ export class Connections extends Disposable implements ConnectionService {
   private readonly _onDidEndSession = this._register(new vscode.EventEmitter<{ name: string; message: string }>());
   readonly onDidEndSession = this._onDidEndSession.event;
   private entries = new Map<string, Entry>();
-  /** Profiles whose server is being probed; aborted on dispose. */
-  private readonly probing = new Set<string>();
-  private readonly lifetime = new AbortController();
+  private readonly credentials: CredentialStore;
+  /** Whether each profile's server answers (probes stop on dispose). */
+  private readonly liveness = new Liveness();
   /** Bumped on every reload so a connect that finishes after a change is discarded. */
   private generation = 0;
 
   constructor(
-    private readonly secrets: vscode.SecretStorage,
+    secrets: vscode.SecretStorage,
     private readonly log: Log,
     private readonly secretRegistry: SecretRegistry,
     private readonly createClient: ClientFactory,
   ) {
     super();
+    this.credentials = new CredentialStore(secrets);
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(PROFILES_SETTING)) void this.reload();
       }),
     );
     // Another window signing in or out changes the same secret store.
-    this._register(
-      this.secrets.onDidChange((e) => {
-        if (e.key.startsWith('firecrest.secret.')) void this.reload();
-      }),
-    );
+    this._register(this.credentials.onDidChange(() => void this.reload()));
   }
 
   get multiProfile(): boolean {
@@ -99,7 +93,7 @@ export class Connections extends Disposable implements ConnectionService {
     const entry = this.entries.get(name);
     const client = await entry?.client?.catch(() => undefined);
     if (!entry || !client) return false;
-    const up = await client.ping({ timeoutMs: PROBE_TIMEOUT_MS, signal: this.lifetime.signal });
+    const up = await client.ping({ timeoutMs: PROBE_TIMEOUT_MS, signal: this.liveness.signal });
     if (this.entries.get(name) === entry) this.answered(name, up);
     if (!up) this.probe(name);
     return up;
@@ -124,10 +118,10 @@ export class Connections extends Disposable implements ConnectionService {
     const profiles = readProfiles((why) => this.log.warn(why));
     const next = new Map<string, Entry>();
     for (const profile of profiles) {
-      const secret = needsSecret(profile) ? await this.secrets.get(secretKey(profile.name)) : undefined;
+      const secret = needsSecret(profile) ? await this.credentials.secret(profile.name) : undefined;
       this.secretRegistry.add(secret);
       // Signed out keeps the credentials (a marker next to them): Sign In uses them again.
-      const signedOut = (await this.secrets.get(signedOutKey(profile.name))) !== undefined;
+      const signedOut = await this.credentials.isSignedOut(profile.name);
       const hasSecret = (!needsSecret(profile) || !!secret) && !signedOut;
       const old = this.entries.get(profile.name);
       if (old && old.hasSecret === hasSecret && sameProfile(old.profile, profile)) {
@@ -188,7 +182,7 @@ export class Connections extends Disposable implements ConnectionService {
   async add(profile: ConnectionProfile, secret: string | undefined, signedIn?: OidcTokens): Promise<Validation> {
     this.secretRegistry.add(signedIn?.refreshToken);
     const result = await this.validate(profile, secret, signedIn);
-    await this.storeIdentity(profile.name, signedIn?.identity);
+    await this.credentials.storeIdentity(profile.name, signedIn?.identity);
     await this.store(profile, signedIn?.refreshToken ?? secret);
     this.log.info(`Connection "${profile.name}" saved (${result.systems.length} system(s)).`);
     return result;
@@ -196,7 +190,7 @@ export class Connections extends Disposable implements ConnectionService {
 
   /** Stores without contacting the server (the one-shot bootstrap of `npm start`). */
   async store(profile: ConnectionProfile, secret: string | undefined): Promise<void> {
-    if (secret !== undefined) await this.secrets.store(secretKey(profile.name), secret);
+    if (secret !== undefined) await this.credentials.storeSecret(profile.name, secret);
     await saveProfile(profile);
     await this.reload();
     void this.connectPending();
@@ -205,20 +199,20 @@ export class Connections extends Disposable implements ConnectionService {
   /** True when the profile's credentials are kept (signed out or not): Sign In can use them as they are. */
   async hasStoredCredentials(name: string): Promise<boolean> {
     const profile = this.entry(name).profile;
-    return !needsSecret(profile) || (await this.secrets.get(secretKey(name))) !== undefined;
+    return !needsSecret(profile) || (await this.credentials.secret(name)) !== undefined;
   }
 
   /** Validates, then stores the secret (`undefined`: the one kept) and clears the signed-out mark. */
   async signIn(name: string, given?: string, signedIn?: OidcTokens): Promise<Validation> {
     const profile = this.entry(name).profile;
-    const secret = signedIn?.refreshToken ?? given ?? (needsSecret(profile) ? await this.secrets.get(secretKey(name)) : undefined);
+    const secret = signedIn?.refreshToken ?? given ?? (needsSecret(profile) ? await this.credentials.secret(name) : undefined);
     if (needsSecret(profile) && secret === undefined) {
       throw new UnauthorizedError(isOidc(profile) ? `Not signed in to "${name}": sign in through the browser.` : `No credentials are kept for "${name}": sign in with its client secret.`);
     }
     const result = await this.validate(profile, secret, signedIn);
-    if (signedIn) await this.storeIdentity(name, signedIn.identity);
-    if (secret !== undefined) await this.secrets.store(secretKey(name), secret);
-    await this.secrets.delete(signedOutKey(name));
+    if (signedIn) await this.credentials.storeIdentity(name, signedIn.identity);
+    if (secret !== undefined) await this.credentials.storeSecret(name, secret);
+    await this.credentials.markSignedOut(name, false);
     await this.reload();
     this.log.info(`Signed in to "${name}".`);
     void this.connectPending();
@@ -235,7 +229,7 @@ export class Connections extends Disposable implements ConnectionService {
       await this.endOidcSession(entry);
       return;
     }
-    await this.secrets.store(signedOutKey(name), '1');
+    await this.credentials.markSignedOut(name, true);
     this.release(entry);
     await this.reload();
     this.log.info(`Signed out of "${name}" (its credentials are kept; "Remove Credentials" forgets them).`);
@@ -244,26 +238,16 @@ export class Connections extends Disposable implements ConnectionService {
   /** Forgets the profile's client secret and signs it out. */
   async removeCredentials(name: string): Promise<void> {
     const entry = this.entry(name);
-    this.secretRegistry.delete(await this.secrets.get(secretKey(name)));
-    await this.secrets.delete(secretKey(name));
-    await this.secrets.delete(signedOutKey(name));
+    this.secretRegistry.delete(await this.credentials.secret(name));
+    await this.credentials.forget(name, 'all');
     this.release(entry);
     await this.reload();
     this.log.info(`Credentials of "${name}" removed; signed out.`);
   }
 
   /** Who signed in to an OIDC profile, as the ID token said. */
-  async identity(name: string): Promise<OidcIdentity | undefined> {
-    const raw = await this.secrets.get(identityKey(name));
-    try {
-      return raw ? (JSON.parse(raw) as OidcIdentity) : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
-  private async storeIdentity(name: string, identity: OidcIdentity | undefined): Promise<void> {
-    if (identity) await this.secrets.store(identityKey(name), JSON.stringify(identity));
+  identity(name: string): Promise<OidcIdentity | undefined> {
+    return this.credentials.identity(name);
   }
 
   /**
@@ -272,27 +256,12 @@ export class Connections extends Disposable implements ConnectionService {
    */
   private async endOidcSession(entry: Entry): Promise<void> {
     const name = entry.profile.name;
-    const refreshToken = await this.secrets.get(secretKey(name));
-    await this.secrets.delete(secretKey(name));
-    await this.secrets.delete(identityKey(name));
-    await this.secrets.delete(signedOutKey(name));
+    const refreshToken = await this.credentials.secret(name);
+    await this.credentials.forget(name, 'all');
     this.release(entry);
     await this.reload();
     this.log.info(`Signed out of "${name}".`);
-    const p = entry.profile;
-    if (refreshToken && p.issuer && p.clientId) {
-      try {
-        const { OidcClient } = await import('../core/auth/oidc.js');
-        const oidc = await OidcClient.discover({ issuer: p.issuer, clientId: p.clientId, logger: this.log.withTag(`client:${name}`), caFile: p.caFile, insecureSkipTlsVerify: p.insecureSkipTlsVerify, timeoutMs: 10_000 });
-        try {
-          await oidc.revoke(refreshToken);
-        } finally {
-          await oidc.close();
-        }
-      } catch (e) {
-        this.log.warn(`Signed out of "${name}" here; the identity provider could not be told: ${e instanceof Error ? e.message : String(e)}`);
-      }
-    }
+    if (refreshToken) await revokeAtProvider(entry.profile, refreshToken, this.log);
   }
 
   /** The identity provider refused the refresh token: the profile is signed out, and that is said once. */
@@ -300,8 +269,7 @@ export class Connections extends Disposable implements ConnectionService {
     const entry = this.entries.get(name);
     if (!entry?.hasSecret) return;
     this.log.warn(`The sign-in to "${name}" has ended: ${message}`);
-    await this.secrets.delete(secretKey(name));
-    await this.secrets.delete(identityKey(name));
+    await this.credentials.forget(name, 'session');
     this.release(entry);
     await this.reload();
     this._onDidEndSession.fire({ name, message });
@@ -309,9 +277,7 @@ export class Connections extends Disposable implements ConnectionService {
 
   async remove(name: string): Promise<void> {
     const entry = this.entry(name);
-    await this.secrets.delete(identityKey(name));
-    await this.secrets.delete(secretKey(name));
-    await this.secrets.delete(signedOutKey(name));
+    await this.credentials.forget(name, 'all');
     this.release(entry);
     await deleteProfile(name);
     await this.reload();
@@ -319,7 +285,7 @@ export class Connections extends Disposable implements ConnectionService {
   }
 
   override dispose(): void {
-    this.lifetime.abort();
+    this.liveness.dispose();
     for (const e of this.entries.values()) this.release(e);
     this.entries.clear();
     super.dispose();
@@ -341,7 +307,7 @@ export class Connections extends Disposable implements ConnectionService {
   private async connect(entry: Entry): Promise<FirecrestClient> {
     const name = entry.profile.name;
     try {
-      const secret = needsSecret(entry.profile) ? await this.secrets.get(secretKey(name)) : undefined;
+      const secret = needsSecret(entry.profile) ? await this.credentials.secret(name) : undefined;
       if (!entry.hasSecret || (needsSecret(entry.profile) && !secret)) {
         throw new UnauthorizedError(`You are signed out of "${name}": run "FirecREST: Sign In".`);
       }
@@ -396,11 +362,11 @@ export class Connections extends Disposable implements ConnectionService {
       return {
         profile,
         oidcSession: {
-          refreshToken: async () => (stored ? await this.secrets.get(secretKey(name)) : own),
+          refreshToken: async () => (stored ? await this.credentials.secret(name) : own),
           onRefreshToken: async (t) => {
             this.secretRegistry.add(t);
             own = t;
-            if (stored) await this.secrets.store(secretKey(name), t);
+            if (stored) await this.credentials.storeSecret(name, t);
           },
           onSignInRequired: (e) => { if (stored) void this.sessionEnded(name, e.message); },
           initial: signedIn,
@@ -432,41 +398,18 @@ export class Connections extends Disposable implements ConnectionService {
     }
   }
 
-  /**
-   * A request went unanswered: asks the server whether it is there at all (one small request, no
-   * token, a short time limit), and while it is not, again with growing waits. Slow is not down:
-   * an answer ends the probe and leaves the state alone. One probe per profile at a time.
-   */
+  /** A request went unanswered: is the server there at all? (Liveness; one probe per profile at a time.) */
   private probe(name: string): void {
     const entry = this.entries.get(name);
-    if (!entry?.client || this.probing.has(name) || this.lifetime.signal.aborted) return;
-    this.probing.add(name);
+    if (!entry?.client) return;
     const current = (): boolean => this.entries.get(name) === entry && !!entry.client && (entry.state === 'connected' || entry.state === 'reconnecting');
-    const run = async (): Promise<void> => {
-      const client = await entry.client;
-      if (!client) return;
-      for (let i = 0; current(); i++) {
-        const up = await client.ping({ timeoutMs: PROBE_TIMEOUT_MS, signal: this.lifetime.signal });
-        if (!current()) return;
-        this.answered(name, up);
-        if (up) return;
-        await this.pause(PROBE_WAITS_MS[Math.min(i, PROBE_WAITS_MS.length - 1)]);
-      }
-    };
-    void run().catch(() => undefined).finally(() => this.probing.delete(name));
-  }
-
-  /** Waits `ms`, or less when the service is disposed. */
-  private pause(ms: number): Promise<void> {
-    const signal = this.lifetime.signal;
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(t);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const t = setTimeout(done, ms);
-      signal.addEventListener('abort', done, { once: true });
+    this.liveness.probe(name, {
+      ping: async (timeoutMs, signal) => {
+        const client = await entry.client;
+        return client ? client.ping({ timeoutMs, signal }) : false;
+      },
+      current,
+      answered: (up) => this.answered(name, up),
     });
   }
 
