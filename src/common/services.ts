@@ -8,7 +8,6 @@ import type { ConnectionProfile, System } from '../core/model';
 import type { JobFollowUps } from './jobFollowUps';
 import type { JobDependencies } from './jobDependencies';
 import type { TestSeam } from './testSeam';
-import type { WalkthroughSteps } from './walkthrough';
 
 /** `reconnecting`: connected, but the server stopped answering; requests are being tried again. */
 export type ConnectionState = 'signed-out' | 'connecting' | 'connected' | 'reconnecting' | 'error';
@@ -56,6 +55,15 @@ export interface Log {
   /** A logger whose lines carry `[tag]`. */
   withTag(tag: string): Log;
   show(): void;
+}
+
+/** The steps of `contributes.walkthroughs[gettingStarted]`, by their ids. */
+export type WalkthroughStep = 'connect' | 'openHome' | 'submit' | 'follow';
+
+/** The Get Started walkthrough (common/walkthrough.ts). */
+export interface WalkthroughSteps {
+  /** The user did what `step` teaches. */
+  reached(step: WalkthroughStep): void;
 }
 
 export interface ExtensionServices {

@@ -8,15 +8,7 @@
  */
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle';
-import type { ConnectionService, Log } from './services';
-
-/** The steps of `contributes.walkthroughs[gettingStarted]`, by their ids. */
-export type WalkthroughStep = 'connect' | 'openHome' | 'submit' | 'follow';
-
-export interface WalkthroughSteps {
-  /** The user did what `step` teaches. */
-  reached(step: WalkthroughStep): void;
-}
+import type { ConnectionService, Log, WalkthroughStep, WalkthroughSteps } from './services';
 
 export const WALKTHROUGH_ID = 'gettingStarted';
 

@@ -2,7 +2,7 @@
 import * as vscode from 'vscode';
 import type { JobRef } from '../../common/jobRef';
 import type { JobsViewControl } from '../../common/viewControls';
-import type { WalkthroughSteps } from '../../common/walkthrough';
+import type { WalkthroughSteps } from '../../common/services';
 
 export function announceSubmitted(ref: JobRef, jobs: JobsViewControl, what: string, steps: WalkthroughSteps): void {
   jobs.track(ref);
