@@ -1,12 +1,11 @@
 /**
  * The one way to get a client: HTTP layer + token source + the adapter of the profile's API
- * generation. A v1 adapter slots into ADAPTERS without any caller changing.
+ * generation (ADAPTERS).
  */
 import type { FirecrestApi } from './api';
 import { createTokenSource } from './auth/createTokenSource';
 import type { TokenSource } from './auth/tokenSource';
 import type { ClientEvents, ClientOptions, FirecrestClient } from './client';
-import { NotSupportedError } from './errors';
 import { ApiHttp } from './http/apiHttp';
 import { Transport } from './http/transport';
 import { silentLogger } from './logger';
@@ -20,17 +19,11 @@ import { V2Api } from './v2/v2Api';
 
 type Adapter = (http: ApiHttp, s3: S3Http, options: ClientOptions) => FirecrestApi;
 
-/** API generation → implementation. */
-const ADAPTERS: Record<ApiVersion, Adapter | undefined> = {
+/** API generation → implementation: every generation has one. */
+const ADAPTERS: Record<ApiVersion, Adapter> = {
   v2: (http) => new V2Api(http),
   v1: (http, s3, options) => new V1Api(http, s3, { windowRefreshMs: options.jobWindowRefreshMs }),
 };
-
-function adapterFor(version: ApiVersion, profile: ConnectionProfile): Adapter {
-  const a = ADAPTERS[version];
-  if (!a) throw new NotSupportedError(`FirecREST API ${version} is not supported yet (profile '${profile.name}' at ${profile.url}); use the deployment's API v2 URL`);
-  return a;
-}
 
 /** The API object with the client's own members on top; every API method stays the adapter's. */
 function asClient(api: FirecrestApi, profile: ConnectionProfile, transport: Transport, http: ApiHttp, s3: S3Http, options: ClientOptions, tokens: TokenSource): FirecrestClient {
@@ -49,13 +42,12 @@ function asClient(api: FirecrestApi, profile: ConnectionProfile, transport: Tran
 }
 
 /**
- * Creates the authenticated client of a profile. An explicit `v2` profile does no network I/O here;
- * `auto` probes the server once. Rejects with NotSupportedError for API v1 (not implemented yet),
- * UnauthorizedError when the profile's credentials are missing or refused.
+ * Creates the authenticated client of a profile (API v1 or v2). An explicit version does no network
+ * I/O here; `auto` probes the server once. Rejects with UnauthorizedError when the profile's
+ * credentials are missing or refused.
  */
 export async function createClient(options: ClientOptions, events: ClientEvents = {}): Promise<FirecrestClient> {
   const profile = options.profile;
-  if (profile.apiVersion !== 'auto') adapterFor(profile.apiVersion, profile);
   const transport = new Transport({
     logger: options.logger ?? silentLogger,
     events,
@@ -80,7 +72,7 @@ export async function createClient(options: ClientOptions, events: ClientEvents 
       logger: options.logger,
     });
     const version = profile.apiVersion === 'auto' ? await detectApiVersion(http) : profile.apiVersion;
-    return asClient(adapterFor(version, profile)(http, s3, options), profile, transport, http, s3, options, tokens);
+    return asClient(ADAPTERS[version](http, s3, options), profile, transport, http, s3, options, tokens);
   } catch (e) {
     await Promise.all([transport.close(), s3.close(), tokens?.close?.()]);
     throw e;
