@@ -5,6 +5,7 @@
  * sign in) goes through a throw-away client so that nothing is saved unless a token was obtained
  * and the systems could be listed.
  */
+/* eslint-disable max-lines -- the connection service is one state machine per profile (entries, states, clients, sign-in and sign-out); its credentials, liveness probe and OIDC revocation are files of their own */
 import * as vscode from 'vscode';
 import type { ClientEvents, ClientOptions, FirecrestClient } from '../core/client';
 import { NotSupportedError, UnauthorizedError } from '../core/errors';

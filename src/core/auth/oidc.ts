@@ -4,6 +4,7 @@
  * authorization code flow with a loopback redirect (RFC 8252) and the device authorization grant
  * (RFC 8628). Every step is logged by name; no token, code, verifier or secret ever is.
  */
+/* eslint-disable max-lines -- one OpenID Connect client: discovery, the browser and device sign-ins, refresh and revocation share the issuer metadata and the HTTP agent */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type * as OidcModule from 'openid-client' with { 'resolution-mode': 'import' };

@@ -72,6 +72,7 @@ const MAX_ERROR_BYTES = 64 * 1024;
  * when cancelled (the job is cancelled too), and ServerError with the tool's words when the search
  * could not run at all.
  */
+// eslint-disable-next-line max-lines-per-function -- one sequence (submit, wait while queued, read the output by offset, end or cancel the job) whose steps share the job, the offsets and the signal; split, each part would need all of them
 export async function searchOnCluster(api: FirecrestApi, system: string, q: SearchQuery, o: SearchRunOptions): Promise<SearchSummary> {
   const why = invalidQuery(q);
   if (why) throw new InvalidInputError(why);

@@ -158,6 +158,7 @@ export async function unpackWanted(file: string, wanted: ReadonlyMap<string, num
   if (failure !== undefined) throw failure;
 }
 
+// eslint-disable-next-line max-lines-per-function -- one sequence (pack on the cluster, download, verify, unpack into place, update the manifest) around one archive and one cleanup
 export async function runFetch(client: FirecrestClient, preview: FetchPreview, o: FetchOptions & { keepRemote?: string[] }): Promise<FetchResult> {
   const { target: t, plan, remote, manifest } = preview;
   const keep = new Set(o.keepRemote ?? []);

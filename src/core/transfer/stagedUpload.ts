@@ -66,6 +66,7 @@ export interface StagedUploadOutcome {
  * succeeded. `partsSent` runs once every part is accepted (the caller hashes then, while the job runs).
  * A resumed state whose job already ended (or whose URLs expired) is replaced by a fresh upload.
  */
+// eslint-disable-next-line max-lines-per-function -- the resumable multipart flow (resume or start, parts in parallel, complete, wait for the job) shares one state object with its part workers and its cleanup
 export async function stagedUpload(deps: TransferDeps, system: string, source: UploadSource, remotePath: string, o: StagedTransferOptions, partsSent: () => void = () => undefined): Promise<StagedUploadOutcome> {
   const { api, s3, logger } = deps;
   const signal = o.signal;

@@ -46,25 +46,8 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       item.contextValue = `;connection;${n.signedIn ? 'signedIn' : 'signedOut'};`;
       item.id = `c/${n.profile}`;
       return item;
-    case 'system': {
-      item = new vscode.TreeItem(n.system.name, Collapsed);
-      if (n.unreachable) {
-        // Not "ok" while nothing answers: the last known state, said to be such.
-        item.description = `unknown (was ${n.system.health.status})`;
-        item.iconPath = icon('circle-large-outline', 'disabledForeground');
-        item.tooltip = md([`**${n.system.name}**: its state is unknown while FirecREST does not answer (last known: ${n.system.health.status}).`, transferLine(n.system)].filter(Boolean).join('\n\n'));
-        item.contextValue = ';system;health-unknown;';
-        item.id = `s/${n.profile}/${n.system.name}`;
-        return item;
-      }
-      item.description = n.system.health.status;
-      const h = healthIcon(n.system.health);
-      item.iconPath = icon(h.id, h.color);
-      item.tooltip = md([healthTooltip(n.system.name, n.system.health), transferLine(n.system)].filter(Boolean).join('\n\n'));
-      item.contextValue = `;system;health-${n.system.health.status};`;
-      item.id = `s/${n.profile}/${n.system.name}`;
-      return item;
-    }
+    case 'system':
+      return systemItem(n);
     case 'category':
       item = new vscode.TreeItem(CATEGORY[n.category].label, Collapsed);
       item.iconPath = icon(CATEGORY[n.category].icon);
@@ -73,19 +56,7 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       item.id = `k/${n.profile}/${n.system.name}/${n.category}`;
       return item;
     case 'partition':
-      item = new vscode.TreeItem(n.partition.name, None);
-      item.description = partitionDescription(n.partition, n.load);
-      item.iconPath = n.partition.isDefault ? icon('star-full') : icon(n.partition.state === 'UP' ? 'layers-active' : 'layers-dot', n.partition.state === 'UP' ? undefined : 'list.warningForeground');
-      item.contextValue = `;partition;${n.partition.isDefault ? 'default;' : ''}`;
-      item.id = `p/${n.profile}/${n.system}/${n.partition.name}`;
-      {
-        const lines: string[] = [];
-        if (n.partition.cpus !== undefined) lines.push(`${n.partition.totalNodes ?? '?'} nodes, ${n.partition.cpus} CPUs`);
-        if (n.partition.maxTimeSeconds !== undefined) lines.push(`max time ${Number.isFinite(n.partition.maxTimeSeconds) ? `${Math.round(n.partition.maxTimeSeconds / 60)} min` : 'unlimited'}`);
-        if (n.load) lines.push(loadTooltip(n.load));
-        if (lines.length) item.tooltip = lines.join('\n');
-      }
-      return item;
+      return partitionItem(n);
     case 'nodeState':
       item = new vscode.TreeItem(n.state, Collapsed);
       item.description = String(n.nodes.length);
@@ -136,32 +107,73 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       item.contextValue = ';info;';
       item.id = n.id;
       return item;
-    case 'error': {
-      if (isUnreachable(n.error)) {
-        // What failed here failed because nothing answers: said as such, with the connection's Retry.
-        item = new vscode.TreeItem(cannotReach(siteOfError(n.error) ?? n.profile), None);
-        item.description = `${n.what}: trying again`;
-        item.tooltip = 'FirecREST does not answer. It is tried again by itself; Retry tries now. The details are in the FirecREST log.';
-        item.iconPath = icon('debug-disconnect', 'list.warningForeground');
-        item.contextValue = ';unreachable;';
-        item.command = { title: 'Retry', command: 'firecrest.retryConnection', arguments: [{ profile: n.profile }] };
-        item.id = n.id;
-        return item;
-      }
-      const signIn = n.error instanceof UnauthorizedError;
-      // A planned maintenance is said as such, in the site's words: not an error of ours or an outage.
-      const maintenance = n.error instanceof MaintenanceError;
-      const message = n.error instanceof Error ? n.error.message : String(n.error);
-      item = new vscode.TreeItem(signIn ? 'Not signed in' : maintenance ? 'In maintenance' : `Could not load ${n.what}`, None);
-      item.description = maintenance ? message.replace(/^The site is in maintenance(?: \([^)]*\))?: /, '') : message;
-      item.tooltip = message;
-      item.iconPath = signIn ? icon('account') : maintenance ? icon('tools', 'list.warningForeground') : icon('error', 'list.errorForeground');
-      item.contextValue = signIn ? ';error;signin;' : ';error;retry;';
-      item.command = signIn
-        ? { title: 'Sign In', command: 'firecrest.signIn', arguments: [n] }
-        : { title: 'Retry', command: 'firecrest.systems.retry', arguments: [n] };
-      item.id = n.id;
-      return item;
-    }
+    case 'error':
+      return errorItem(n);
   }
+}
+
+function systemItem(n: Extract<SystemsNode, { kind: 'system' }>): vscode.TreeItem {
+  const item = new vscode.TreeItem(n.system.name, vscode.TreeItemCollapsibleState.Collapsed);
+  if (n.unreachable) {
+    // Not "ok" while nothing answers: the last known state, said to be such.
+    item.description = `unknown (was ${n.system.health.status})`;
+    item.iconPath = icon('circle-large-outline', 'disabledForeground');
+    item.tooltip = md([`**${n.system.name}**: its state is unknown while FirecREST does not answer (last known: ${n.system.health.status}).`, transferLine(n.system)].filter(Boolean).join('\n\n'));
+    item.contextValue = ';system;health-unknown;';
+    item.id = `s/${n.profile}/${n.system.name}`;
+    return item;
+  }
+  item.description = n.system.health.status;
+  const h = healthIcon(n.system.health);
+  item.iconPath = icon(h.id, h.color);
+  item.tooltip = md([healthTooltip(n.system.name, n.system.health), transferLine(n.system)].filter(Boolean).join('\n\n'));
+  item.contextValue = `;system;health-${n.system.health.status};`;
+  item.id = `s/${n.profile}/${n.system.name}`;
+  return item;
+}
+
+function partitionItem(n: Extract<SystemsNode, { kind: 'partition' }>): vscode.TreeItem {
+  const item = new vscode.TreeItem(n.partition.name, vscode.TreeItemCollapsibleState.None);
+  item.description = partitionDescription(n.partition, n.load);
+  item.iconPath = n.partition.isDefault ? icon('star-full') : icon(n.partition.state === 'UP' ? 'layers-active' : 'layers-dot', n.partition.state === 'UP' ? undefined : 'list.warningForeground');
+  item.contextValue = `;partition;${n.partition.isDefault ? 'default;' : ''}`;
+  item.id = `p/${n.profile}/${n.system}/${n.partition.name}`;
+  {
+    const lines: string[] = [];
+    if (n.partition.cpus !== undefined) lines.push(`${n.partition.totalNodes ?? '?'} nodes, ${n.partition.cpus} CPUs`);
+    if (n.partition.maxTimeSeconds !== undefined) lines.push(`max time ${Number.isFinite(n.partition.maxTimeSeconds) ? `${Math.round(n.partition.maxTimeSeconds / 60)} min` : 'unlimited'}`);
+    if (n.load) lines.push(loadTooltip(n.load));
+    if (lines.length) item.tooltip = lines.join('\n');
+  }
+  return item;
+}
+
+function errorItem(n: Extract<SystemsNode, { kind: 'error' }>): vscode.TreeItem {
+  const { None } = vscode.TreeItemCollapsibleState;
+  let item: vscode.TreeItem;
+  if (isUnreachable(n.error)) {
+    // What failed here failed because nothing answers: said as such, with the connection's Retry.
+    item = new vscode.TreeItem(cannotReach(siteOfError(n.error) ?? n.profile), None);
+    item.description = `${n.what}: trying again`;
+    item.tooltip = 'FirecREST does not answer. It is tried again by itself; Retry tries now. The details are in the FirecREST log.';
+    item.iconPath = icon('debug-disconnect', 'list.warningForeground');
+    item.contextValue = ';unreachable;';
+    item.command = { title: 'Retry', command: 'firecrest.retryConnection', arguments: [{ profile: n.profile }] };
+    item.id = n.id;
+    return item;
+  }
+  const signIn = n.error instanceof UnauthorizedError;
+  // A planned maintenance is said as such, in the site's words: not an error of ours or an outage.
+  const maintenance = n.error instanceof MaintenanceError;
+  const message = n.error instanceof Error ? n.error.message : String(n.error);
+  item = new vscode.TreeItem(signIn ? 'Not signed in' : maintenance ? 'In maintenance' : `Could not load ${n.what}`, None);
+  item.description = maintenance ? message.replace(/^The site is in maintenance(?: \([^)]*\))?: /, '') : message;
+  item.tooltip = message;
+  item.iconPath = signIn ? icon('account') : maintenance ? icon('tools', 'list.warningForeground') : icon('error', 'list.errorForeground');
+  item.contextValue = signIn ? ';error;signin;' : ';error;retry;';
+  item.command = signIn
+    ? { title: 'Sign In', command: 'firecrest.signIn', arguments: [n] }
+    : { title: 'Retry', command: 'firecrest.systems.retry', arguments: [n] };
+  item.id = n.id;
+  return item;
 }
