@@ -35,6 +35,7 @@ import { registerSearch } from './search/register';
 import { registerSync } from './sync/register';
 import { registerAccounting } from './webviews/accounting/register';
 import { registerTransfers } from './webviews/transfers/register';
+import { messageOf } from './core/errors';
 
 export async function activate(context: vscode.ExtensionContext): Promise<FirecrestExtensionApi> {
   const started = performance.now();
@@ -48,7 +49,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   // firecrest:// workspace folder or a view asks for it.
   let openFirst: string | undefined;
   await importBootstrap(process.env[BOOTSTRAP_ENV], connections, log.withTag('bootstrap'), (uri) => (openFirst = uri)).catch((e: unknown) =>
-    log.warn(`bootstrap import failed: ${e instanceof Error ? e.message : String(e)}`),
+    log.warn(`bootstrap import failed: ${messageOf(e)}`),
   );
 
   const statusBar = new ConnectionStatusBar(connections, 'firecrest.showLog');
@@ -115,7 +116,7 @@ async function showFirst(uri: string, log: OutputLog): Promise<void> {
     await vscode.commands.executeCommand('workbench.action.openWalkthrough', 'firecrest-community.firecrest-vscode#gettingStarted', false);
     await vscode.window.showTextDocument(vscode.Uri.parse(uri), { preview: false, viewColumn: vscode.ViewColumn.One });
   } catch (e) {
-    log.warn(`could not open ${uri}: ${e instanceof Error ? e.message : String(e)}`);
+    log.warn(`could not open ${uri}: ${messageOf(e)}`);
   }
 }
 

@@ -3,7 +3,7 @@
  * stays silent when the user cancelled, and offers "Show Log" on failure.
  */
 import * as vscode from 'vscode';
-import { isCancellation } from '../core/errors';
+import { isCancellation, messageOf } from '../core/errors';
 import type { Log } from './services';
 
 export type CommandHandler = (...args: unknown[]) => unknown;
@@ -23,7 +23,7 @@ export function registerCommand(id: string, log: Log, handler: CommandHandler): 
 
 /** Logs a failure with the command it came from and shows it with a "Show Log" action. */
 export function reportError(log: Log, context: string, e: unknown): void {
-  const message = e instanceof Error ? e.message : String(e);
+  const message = messageOf(e);
   log.error(`${context}: ${message}`);
   // What the server said in its own words (the message is ours), for a bug report.
   const said = (e as { causedBy?: unknown }).causedBy;

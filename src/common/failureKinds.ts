@@ -1,5 +1,5 @@
 /** What a failure means for the views: gone by itself on a later try, or needing the user. */
-import { PermissionDeniedError, ServerError, TimeoutError, UnauthorizedError, UnavailableError } from '../core/errors';
+import { messageOf, PermissionDeniedError, ServerError, TimeoutError, UnauthorizedError, UnavailableError } from '../core/errors';
 
 /** A failure that may be gone on the next try (the server away, a time-out; not a refusal). */
 export function isPassing(e: unknown): boolean {
@@ -14,6 +14,6 @@ export function needsSignIn(e: unknown): boolean {
 /** A refusal of the cluster that a retry cannot change: permissions, quota, a full or read-only file system. */
 export function isFinalFailure(e: unknown): boolean {
   if (e instanceof PermissionDeniedError) return true;
-  const text = e instanceof Error ? e.message : String(e);
+  const text = messageOf(e);
   return /Permission denied|quota|No space left on device|Read-only file system/i.test(text);
 }

@@ -10,6 +10,7 @@ import type { System } from '../core/model';
 import { FirecrestUri } from '../core/uri';
 import { toVscodeUri } from './remoteUris';
 import type { ConnectionService } from './services';
+import { messageOf } from '../core/errors';
 
 export interface RemoteFolderQuestion {
   /** The picker's title, with `{system}` for the system's name. */
@@ -118,7 +119,7 @@ function browse(base: FirecrestUri, start: string, q: RemoteFolderQuestion): Pro
         const beside = suggested !== undefined && qp.value === suggested;
         qp.items = [openItem(qp.value), ...dirs.map((name): Item => ({ label: `${folder}${name}/`, path: `${folder}${name}`, alwaysShow: beside }))];
       } catch (e) {
-        if (mine === generation) qp.items = [openItem(qp.value), { label: `$(warning) ${e instanceof Error ? e.message : String(e)}`, path: folder, alwaysShow: true }];
+        if (mine === generation) qp.items = [openItem(qp.value), { label: `$(warning) ${messageOf(e)}`, path: folder, alwaysShow: true }];
       } finally {
         if (mine === generation) qp.busy = false;
       }

@@ -9,6 +9,7 @@
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle';
 import type { ConnectionService, Log, WalkthroughStep, WalkthroughSteps } from './services';
+import { messageOf } from '../core/errors';
 
 export const WALKTHROUGH_ID = 'gettingStarted';
 
@@ -36,6 +37,6 @@ export class WalkthroughProgress extends Disposable implements WalkthroughSteps 
     // Before the page registered its steps, VS Code keeps the progress and then says it does not
     // know the step: the step shows as done once the page opens.
     void Promise.resolve(vscode.commands.executeCommand('welcome.markStepComplete', id)).then(undefined, (e: unknown) =>
-      this.log.debug(`walkthrough step ${step}: ${e instanceof Error ? e.message : String(e)}`));
+      this.log.debug(`walkthrough step ${step}: ${messageOf(e)}`));
   }
 }

@@ -8,7 +8,7 @@
 /* eslint-disable max-lines -- the connection service is one state machine per profile (entries, states, clients, sign-in and sign-out); its credentials, liveness probe and OIDC revocation are files of their own */
 import * as vscode from 'vscode';
 import type { ClientEvents, ClientOptions, FirecrestClient } from '../core/client';
-import { NotSupportedError, UnauthorizedError } from '../core/errors';
+import { messageOf, NotSupportedError, UnauthorizedError } from '../core/errors';
 import type { ConnectionProfile, System } from '../core/model';
 import { Disposable } from '../common/lifecycle';
 import type { SecretRegistry } from '../common/log';
@@ -333,7 +333,7 @@ export class Connections extends Disposable implements ConnectionService {
       return client;
     } catch (e) {
       entry.client = undefined;
-      const message = e instanceof Error ? e.message : String(e);
+      const message = messageOf(e);
       this.setState(entry, entry.hasSecret ? 'error' : 'signed-out', message);
       throw e;
     }

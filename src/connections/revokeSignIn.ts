@@ -1,6 +1,7 @@
 /** Telling a person's identity provider that a sign-in ended: its refresh token is revoked (where the provider offers revocation). */
 import type { Log } from '../common/services';
 import type { ConnectionProfile } from '../core/model';
+import { messageOf } from '../core/errors';
 
 export async function revokeAtProvider(profile: ConnectionProfile, refreshToken: string, log: Log): Promise<void> {
   if (!profile.issuer || !profile.clientId) return;
@@ -13,6 +14,6 @@ export async function revokeAtProvider(profile: ConnectionProfile, refreshToken:
       await oidc.close();
     }
   } catch (e) {
-    log.warn(`Signed out of "${profile.name}" here; the identity provider could not be told: ${e instanceof Error ? e.message : String(e)}`);
+    log.warn(`Signed out of "${profile.name}" here; the identity provider could not be told: ${messageOf(e)}`);
   }
 }

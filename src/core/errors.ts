@@ -149,3 +149,8 @@ export class ChecksumMismatchError extends FirecrestError {
     super(message, details);
   }
 }
+
+/** The text of a failure, whatever was thrown (an Error's message, else the value as text). */
+export function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { isPassing } from '../common/failureKinds';
 import { isUnreachable } from '../common/reachability';
 import { FirecrestUri, FIRECREST_SCHEME } from '../core/uri';
-import { isCancellation } from '../core/errors';
+import { isCancellation, messageOf } from '../core/errors';
 import type { Log } from '../common/services';
 import type { TransferEvents, TransferKind } from '../common/transferEvents';
 import { ChangePoller, type ChangePollerOptions } from './changePoller';
@@ -52,7 +52,7 @@ export class FirecrestFileSystemProvider implements vscode.FileSystemProvider, v
       list: (dir, maxAgeMs) => this.core.list(dir, maxAgeMs),
       isDirectory: async (uri) => ((await this.core.stat(uri)).type & EntryType.Directory) !== 0,
       emit: (c) => this.fire(c),
-      onError: (dir, e) => this.log.debug(`poll ${dir.toString()}: ${e instanceof Error ? e.message : String(e)}`),
+      onError: (dir, e) => this.log.debug(`poll ${dir.toString()}: ${messageOf(e)}`),
     });
   }
 

@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { cannotReach, siteOf } from '../common/reachability';
-import { NotFoundError } from '../core/errors';
+import { messageOf, NotFoundError } from '../core/errors';
 import { FIRECREST_SCHEME } from '../core/uri';
 import type { ExtensionServices } from '../common/services';
 import { FirecrestFileSystemProvider } from './provider';
@@ -70,7 +70,7 @@ export function registerFileSystem(services: ExtensionServices, largeFiles?: Lar
         const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
         if (!doc?.isDirty) continue;
         log.info(`the server answers again: saving ${doc.uri.path} again`);
-        void doc.save().then((ok) => { if (!ok) log.warn(`saving ${doc.uri.path} again did not complete; it stays unsaved in its editor`); }, (e: unknown) => log.warn(`saving ${doc.uri.path} again failed: ${e instanceof Error ? e.message : String(e)}`));
+        void doc.save().then((ok) => { if (!ok) log.warn(`saving ${doc.uri.path} again did not complete; it stays unsaved in its editor`); }, (e: unknown) => log.warn(`saving ${doc.uri.path} again failed: ${messageOf(e)}`));
       }
       const roots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === FIRECREST_SCHEME);
       if (roots.length === 0) return;

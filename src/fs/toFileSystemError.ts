@@ -5,13 +5,13 @@
  */
 import * as vscode from 'vscode';
 import { isProbed } from './probes';
-import { NotFoundError, PermissionDeniedError } from '../core/errors';
+import { messageOf, NotFoundError, PermissionDeniedError } from '../core/errors';
 import { FsError } from './fsError';
 import { cannotReach, isUnreachable, siteOfError } from '../common/reachability';
 
 export function toFileSystemError(e: unknown, uri: vscode.Uri): vscode.FileSystemError {
   if (e instanceof vscode.FileSystemError) return e;
-  const text = `${e instanceof Error ? e.message : String(e)} (${uri.toString(true)})`;
+  const text = `${messageOf(e)} (${uri.toString(true)})`;
   if (e instanceof FsError) {
     switch (e.code) {
       case 'FileNotFound':

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { Disposable } from '../common/lifecycle';
 import type { ConnectionService, Log } from '../common/services';
 import type { Partition, Reservation, UserInfo } from '../core/model';
+import { messageOf } from '../core/errors';
 
 /** Which cluster a script is checked against. */
 export interface SbatchTarget {
@@ -105,7 +106,7 @@ export class SbatchLiveData extends Disposable {
         return snapshot;
       })
       .catch((e: unknown) => {
-        this.log.debug(`live data for ${key} unavailable: ${e instanceof Error ? e.message : String(e)}`);
+        this.log.debug(`live data for ${key} unavailable: ${messageOf(e)}`);
         return entry.snapshot;
       })
       .finally(() => {

@@ -15,6 +15,7 @@ import type { SearchResultsView } from './resultsView';
 import { globList, type SearchBoxState } from './searchBox';
 import { LAST_SEARCH_KEY } from './searchFolder';
 import { resultsInFiles, searchSettings, type SearchSettings } from './searchSettings';
+import { messageOf } from '../core/errors';
 
 /** A running search whose view stays closed this long is cancelled. */
 const HIDDEN_CANCEL_MS = 60_000;
@@ -124,7 +125,7 @@ export class SearchController implements vscode.Disposable {
         if (!this.view.view.message?.startsWith(vscode.l10n.t('Cancelled'))) this.view.setMessage(vscode.l10n.t('Cancelled.'));
         return undefined;
       }
-      this.view.setMessage(vscode.l10n.t('The search failed: {0}', e instanceof Error ? e.message : String(e)));
+      this.view.setMessage(vscode.l10n.t('The search failed: {0}', messageOf(e)));
       reportError(this.log, 'Search on Cluster', e);
       return undefined;
     } finally {

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { reportError } from '../common/commandWrapper';
 import type { Log } from '../common/services';
 import type { MappingStore, ResolvedMapping } from './mappings';
+import { messageOf } from '../core/errors';
 
 export class SyncOnSave implements vscode.Disposable {
   private readonly timers = new Map<string, NodeJS.Timeout>();
@@ -24,7 +25,7 @@ export class SyncOnSave implements vscode.Disposable {
         () => this.failed.delete(m.key),
         (e: unknown) => {
           if (this.failed.has(m.key)) {
-            this.log.warn(`sync on save: ${e instanceof Error ? e.message : String(e)}`);
+            this.log.warn(`sync on save: ${messageOf(e)}`);
             return;
           }
           this.failed.add(m.key);

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { Disposable } from '../common/lifecycle';
 import type { Log } from '../common/services';
 import { buildWebviewHtml, makeNonce } from './html';
+import { messageOf } from '../core/errors';
 
 export interface PanelDescriptor {
   viewType: string;
@@ -111,7 +112,7 @@ export abstract class WebviewPanelHost<In extends { type: string }, Out extends 
         await this.handle(message);
       }
     } catch (e) {
-      this.log.error(`${this.descriptor.viewType}: handling ${message.type} failed: ${e instanceof Error ? e.message : String(e)}`);
+      this.log.error(`${this.descriptor.viewType}: handling ${message.type} failed: ${messageOf(e)}`);
     }
     this.didReceive.fire(message);
     return true;

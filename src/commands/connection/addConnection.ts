@@ -12,6 +12,7 @@ import type { Log } from '../../common/services';
 import type { ApiVersionSetting, ConnectionProfile } from '../../core/model';
 import { registerCommand } from '../register';
 import { oidcSignIn, signInFlow, signInHooks, type SignInHooks } from './oidcSignIn';
+import { messageOf } from '../../core/errors';
 
 /** The argument form: `executeCommand('firecrest.addConnection', { name, url, ... })`. */
 export interface AddConnectionArgs {
@@ -54,7 +55,7 @@ export function registerAddConnection(connections: Connections, log: Log): vscod
       } catch (e) {
         if (!interactive) throw e;
         const retry = vscode.l10n.t('Edit and Retry');
-        const message = e instanceof Error ? e.message : String(e);
+        const message = messageOf(e);
         log.warn(`firecrest.addConnection: ${message}`);
         const pick = await vscode.window.showErrorMessage(
           vscode.l10n.t('Could not connect to {0}: {1}', profile.url, message),

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../core/client';
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { isCancellation, PermissionDeniedError } from '../../core/errors';
+import { isCancellation, PermissionDeniedError, messageOf } from '../../core/errors';
 import type { TransferResult } from '../../core/transfer/stagedTransfers';
 import { isRetryable } from '../../core/transfer/transferDeps';
 import type { FirecrestUri } from '../../core/uri';
@@ -59,7 +59,7 @@ export async function uploadOne(deps: UploadDeps, client: FirecrestClient, local
       onState: (s) => {
         kept = true;
         last = { done: s.done.length, total: s.partsUploadUrls.length };
-        saving = saving.then(() => resume?.save(target.profile, local, s)).catch((e: unknown) => log.warn(`Keeping the upload state of ${local} failed: ${e instanceof Error ? e.message : String(e)}`));
+        saving = saving.then(() => resume?.save(target.profile, local, s)).catch((e: unknown) => log.warn(`Keeping the upload state of ${local} failed: ${messageOf(e)}`));
       },
     }));
   // A large file is staged and moved into place by a job at the end: a folder the user cannot
@@ -74,7 +74,7 @@ export async function uploadOne(deps: UploadDeps, client: FirecrestClient, local
       // A saved state that no longer fits (file changed, URLs or upload refused): start afresh
       // once. A dropped connection or a busy server is no such reason: the parts stay kept.
       if (!saved || isCancellation(e) || isRetryable(e)) throw e;
-      log.warn(`Resuming failed (${e instanceof Error ? e.message : String(e)}); uploading ${local} from the start`);
+      log.warn(`Resuming failed (${messageOf(e)}); uploading ${local} from the start`);
       await forget();
       resumedParts = 0;
       result = await run(undefined);
@@ -100,7 +100,7 @@ export async function uploadOne(deps: UploadDeps, client: FirecrestClient, local
     }
     // Failed with parts kept (and not yet completed): resumable while the URLs are valid.
     if (resume && last && last.done > 0) {
-      const why = e instanceof Error ? e.message : String(e);
+      const why = messageOf(e);
       throw new InterruptedUploadError(vscode.l10n.t('The upload of {0} stopped after {1} of {2} parts: {3}', target.basename, last.done, last.total, why), local, target, last.done, last.total, { cause: e });
     }
     throw e;
@@ -117,7 +117,7 @@ async function checkWritable(client: FirecrestClient, local: string, target: Fir
   try {
     await client.uploadSmall(target.system, dir, probe, new Uint8Array([0x0a]));
   } catch (e) {
-    if (isFinalFailure(e)) throw new PermissionDeniedError(vscode.l10n.t('Cannot write into {0} on {1}: nothing of {2} was sent. ({3})', dir, target.system, target.basename, e instanceof Error ? e.message : String(e)), { cause: e });
+    if (isFinalFailure(e)) throw new PermissionDeniedError(vscode.l10n.t('Cannot write into {0} on {1}: nothing of {2} was sent. ({3})', dir, target.system, target.basename, messageOf(e)), { cause: e });
     return; // any other trouble: the upload itself will say
   }
   await client.remove(target.system, `${dir === '/' ? '' : dir}/${probe}`).catch(() => undefined);

@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import type { FirecrestApi } from '../../core/api';
 import { runInJob } from './runInJob';
+import { messageOf } from '../../core/errors';
 
 const toTerminal = (s: string) => s.replace(/\r?\n/g, '\r\n');
 
@@ -94,7 +95,7 @@ export class AttachTerminal implements vscode.Pseudoterminal {
       if (r.exitCode !== 0) this.emit(`\x1b[33m[exit ${r.exitCode ?? '?'}]\x1b[0m\r\n`);
     } catch (e) {
       if (ctl.signal.aborted) return;
-      this.emit(`\x1b[31m${toTerminal(e instanceof Error ? e.message : String(e))}\x1b[0m\r\n`);
+      this.emit(`\x1b[31m${toTerminal(messageOf(e))}\x1b[0m\r\n`);
       // A job that ended takes no more commands.
       const job = await this.client.job(t.system, t.jobId).catch(() => undefined);
       if (job && job.stateClass !== 'running') {

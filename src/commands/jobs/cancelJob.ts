@@ -5,6 +5,7 @@ import { isArrayParent } from '../../core/jobArrays';
 import type { ExtensionServices } from '../../common/services';
 import type { JobsViewControl } from '../../common/viewControls';
 import { resolveJob } from './pickers';
+import { messageOf } from '../../core/errors';
 
 export async function cancelJob(services: ExtensionServices, jobs: JobsViewControl, arg?: unknown, selected?: unknown): Promise<string[]> {
   let refs: JobRef[];
@@ -40,7 +41,7 @@ export async function cancelJob(services: ExtensionServices, jobs: JobsViewContr
       done.push(r.jobId);
     } catch (e) {
       takeBack();
-      failures.push(`${r.jobId}: ${e instanceof Error ? e.message : String(e)}`);
+      failures.push(`${r.jobId}: ${messageOf(e)}`);
     }
   }
   jobs.refresh();

@@ -13,6 +13,7 @@ import type { Job } from '../../core/model';
 import type { JobDetailsPanels } from './jobDetailsPanel';
 import { resolveJob } from './pickers';
 import type { ProvenanceRecord, ProvenanceStore } from './provenance';
+import { messageOf } from '../../core/errors';
 
 export const JOB_DETAILS_SCHEME = 'firecrest-job';
 
@@ -67,7 +68,7 @@ export class JobDetailsProvider implements vscode.TextDocumentContentProvider {
         const fence = '`'.repeat(Math.max(3, ...[...(meta.script ?? '').matchAll(/`+/g)].map((m) => m[0].length + 1)));
         out.push(meta.script ? `${fence}bash\n${meta.script.replace(/\n$/, '')}\n${fence}` : '_The scheduler did not keep the script._', '');
       } catch (e) {
-        out.push('## Metadata', '', `_Not available: ${e instanceof Error ? e.message : String(e)}_`, '');
+        out.push('## Metadata', '', `_Not available: ${messageOf(e)}_`, '');
       }
       // The listing does not say what a job waits for; its script does (`#SBATCH --dependency`),
       // or the record of its submission.

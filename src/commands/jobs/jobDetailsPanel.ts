@@ -11,6 +11,7 @@ import { jobMarkdownTable } from '../../common/jobFormat';
 import { jobKey, type JobRef } from '../../common/jobRef';
 import type { ExtensionServices } from '../../common/services';
 import type { Job } from '../../core/model';
+import { messageOf } from '../../core/errors';
 
 const FIRST_LOOK_MS = 5_000;
 const MAX_LOOK_MS = 30_000;
@@ -61,7 +62,7 @@ export class JobDetailsPanels implements vscode.Disposable {
     try {
       await this.render(s, await this.read(ref));
     } catch (e) {
-      await this.render(s, `# Job ${ref.jobId}\n\n_${vscode.l10n.t('The job could not be read: {0}', e instanceof Error ? e.message : String(e))}_\n`);
+      await this.render(s, `# Job ${ref.jobId}\n\n_${vscode.l10n.t('The job could not be read: {0}', messageOf(e))}_\n`);
       throw e;
     }
     if (!s.ended) this.follow(ref, s);
@@ -92,7 +93,7 @@ export class JobDetailsPanels implements vscode.Disposable {
       await this.fill(ref, s);
     } catch (e) {
       // A look that fails (the server away) is tried again at the next one; the view keeps what it shows.
-      this.services.log.withTag('jobs').debug(`job details ${ref.jobId}: ${e instanceof Error ? e.message : String(e)}`);
+      this.services.log.withTag('jobs').debug(`job details ${ref.jobId}: ${messageOf(e)}`);
     }
   }
 

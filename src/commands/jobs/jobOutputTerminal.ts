@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import type { FirecrestApi } from '../../core/api';
 import type { Job } from '../../core/model';
 import { OutputStreamer, type StreamResult } from './outputStreamer';
+import { messageOf } from '../../core/errors';
 
 export interface FollowTarget {
   profile: string;
@@ -61,7 +62,7 @@ export class JobOutputTerminal implements vscode.Pseudoterminal {
     this.streamer.run().then(
       (r) => this.finish(r),
       (e: unknown) => {
-        this.emit(`\r\n\x1b[31mStopped: ${e instanceof Error ? e.message : String(e)}\x1b[0m\r\n`);
+        this.emit(`\r\n\x1b[31mStopped: ${messageOf(e)}\x1b[0m\r\n`);
         this.finish({ reason: 'stopped' });
       },
     );

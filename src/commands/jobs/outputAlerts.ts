@@ -2,6 +2,7 @@
  * Alerts in job output: the user's regexes (`firecrest.output.alerts`) matched against output as it
  * arrives, line by line. Free of `vscode`: the output documents feed it text and draw its matches.
  */
+import { messageOf } from '../../core/errors';
 
 export interface AlertRule {
   /** The pattern as the user wrote it (also the rule's name in messages). */
@@ -26,7 +27,7 @@ export function compileAlertRules(patterns: readonly unknown[]): { rules: AlertR
     try {
       rules.push({ source: p, regex: new RegExp(p, 'g') });
     } catch (e) {
-      invalid.push(`${p}: ${e instanceof Error ? e.message : String(e)}`);
+      invalid.push(`${p}: ${messageOf(e)}`);
     }
   }
   return { rules, invalid };

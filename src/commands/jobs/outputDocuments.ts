@@ -12,6 +12,7 @@ import type { Log } from '../../common/services';
 import type { FirecrestApi } from '../../core/api';
 import { AlertScanner, compileAlertRules, type AlertMatch } from './outputAlerts';
 import { OutputStreamer, type StreamResult } from './outputStreamer';
+import { messageOf } from '../../core/errors';
 
 export const OUTPUT_SCHEME = 'firecrest-output';
 
@@ -113,8 +114,8 @@ class OutputSession implements vscode.Disposable {
     this.streamer.run().then(
       (r) => this.finish(r),
       (e: unknown) => {
-        this.owner.log.warn(`output of job ${t.jobId} (${t.stream}): ${e instanceof Error ? e.message : String(e)}`);
-        this.finish({ reason: 'stopped' }, `[Stopped following: ${e instanceof Error ? e.message : String(e)}]`);
+        this.owner.log.warn(`output of job ${t.jobId} (${t.stream}): ${messageOf(e)}`);
+        this.finish({ reason: 'stopped' }, `[Stopped following: ${messageOf(e)}]`);
       },
     );
   }

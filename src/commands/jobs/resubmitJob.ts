@@ -11,6 +11,7 @@ import type { JobSubmission } from '../../core/model';
 import { announceSubmitted } from './announceSubmitted';
 import { resolveJob } from './pickers';
 import type { ProvenanceStore } from './provenance';
+import { messageOf } from '../../core/errors';
 
 export async function resubmitJob(services: ExtensionServices, jobs: JobsViewControl, provenance: ProvenanceStore, arg?: unknown): Promise<JobRef | undefined> {
   const ref = await resolveJob(services, arg, { placeHolder: 'Resubmit which job?' });
@@ -32,7 +33,7 @@ export async function resubmitJob(services: ExtensionServices, jobs: JobsViewCon
   const next: JobRef = { profile: ref.profile, system: ref.system, jobId };
   // The new job is recorded too: it ran exactly this.
   if (record) {
-    await provenance.record({ ...record, jobId, submittedAt: new Date().toISOString() }).catch((e: unknown) => services.log.withTag('jobs').warn(`could not keep the record of job ${jobId}: ${e instanceof Error ? e.message : String(e)}`));
+    await provenance.record({ ...record, jobId, submittedAt: new Date().toISOString() }).catch((e: unknown) => services.log.withTag('jobs').warn(`could not keep the record of job ${jobId}: ${messageOf(e)}`));
   }
   announceSubmitted(next, jobs, `Resubmitted ${ref.jobId} as`, services.walkthrough);
   return next;

@@ -23,6 +23,7 @@ import { homeDirectory } from '../../common/homeDirectory';
 import { askAccount, askDependency, askPartition, askReservation, askWorkingDirectory } from './submitPrompts';
 import { explainSbatchRefusal } from '../../common/sbatchRefusals';
 import { gitFacts, type ProvenanceStore } from './provenance';
+import { messageOf } from '../../core/errors';
 
 export interface SubmitArgs {
   uri?: vscode.Uri | string;
@@ -131,7 +132,7 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
     git: await git,
     env: submission.env,
     options: { workingDirectory, name: submission.name, account, partition, reservation, ...(dependency ? { dependency } : {}) },
-  }).catch((e: unknown) => services.log.withTag('jobs').warn(`could not keep the record of job ${jobId}: ${e instanceof Error ? e.message : String(e)}`));
+  }).catch((e: unknown) => services.log.withTag('jobs').warn(`could not keep the record of job ${jobId}: ${messageOf(e)}`));
   announceSubmitted(ref, jobs, 'Submitted', services.walkthrough);
   return ref;
 }

@@ -1,5 +1,5 @@
 /** OAuth2 client-credentials grant (`client_secret_post` or `client_secret_basic`), as in §1.1. */
-import { RateLimitedError, TimeoutError, UnauthorizedError, UnavailableError } from '../errors';
+import { messageOf, RateLimitedError, TimeoutError, UnauthorizedError, UnavailableError } from '../errors';
 import { redact } from '../http/redact';
 import { rateLimitWaitSeconds } from '../http/retryAfter';
 import type { Transport } from '../http/transport';
@@ -48,7 +48,7 @@ export function clientCredentialsFetcher(transport: Transport, cfg: ClientCreden
       res = await transport.send({ method: 'POST', url, route, headers, body: form.toString(), timeoutMs: cfg.timeoutMs });
     } catch (e) {
       if (e instanceof TimeoutError) throw new TimeoutError(`The token endpoint ${shown} did not answer within ${cfg.timeoutMs} ms`, { route, cause: e });
-      const why = e instanceof Error ? e.message : String(e);
+      const why = messageOf(e);
       throw new UnavailableError(`Cannot reach the token endpoint ${shown}: ${redact(why, [cfg.clientSecret])}`, { route, cause: e });
     }
     if (res.status < 200 || res.status > 299) {

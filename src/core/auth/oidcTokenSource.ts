@@ -4,7 +4,7 @@
  * its usable life is renewed in the background while requests go on with it; only a token too
  * close to FirecREST's minimum remaining lifetime makes a request wait.
  */
-import { SignInRequiredError, UnavailableError } from '../errors';
+import { messageOf, SignInRequiredError, UnavailableError } from '../errors';
 import type { Logger } from '../logger';
 import { silentLogger } from '../logger';
 import type { OidcSession } from '../client';
@@ -68,7 +68,7 @@ export class OidcTokenSource implements TokenSource {
     if (this.inFlight) return;
     this.refresh().catch((e: unknown) => {
       // The current token still works: a failed early renewal is retried by the next request.
-      if (!(e instanceof SignInRequiredError)) this.log.warn(`Sign-in: early renewal failed, retried on the next request: ${e instanceof Error ? e.message : String(e)}`);
+      if (!(e instanceof SignInRequiredError)) this.log.warn(`Sign-in: early renewal failed, retried on the next request: ${messageOf(e)}`);
     });
   }
 

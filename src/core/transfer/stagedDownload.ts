@@ -8,7 +8,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { CancelledError, isCancellation } from '../errors';
+import { CancelledError, isCancellation, messageOf } from '../errors';
 import { backoffMs } from '../http/retryAfter';
 import { sleep } from '../http/sleep';
 import { ProgressMeter } from './progressMeter';
@@ -31,7 +31,7 @@ function fresh(logger: TransferDeps['logger']): Sha {
   try {
     return new WorkerHash();
   } catch (e) {
-    logger.debug(`No hashing thread (${e instanceof Error ? e.message : String(e)}): hashing inline`);
+    logger.debug(`No hashing thread (${messageOf(e)}): hashing inline`);
     return inline(createHash('sha256'));
   }
 }
@@ -107,7 +107,7 @@ export async function stagedDownload(deps: TransferDeps, system: string, remoteP
       });
       await pipeline(res.body, counter, createWriteStream(temp, written > 0 ? { flags: 'r+', start: written, highWaterMark: 4 << 20 } : { flags: 'w', highWaterMark: 4 << 20 }));
       if (total !== undefined && written !== total) throw new S3Error(`download: the stream ended at byte ${written} of ${total}`, true);
-      await deps.staging.finishDownload?.(ticket).catch((e: unknown) => logger.debug(`Dropping the staged copy of ${system}:${remotePath} failed: ${e instanceof Error ? e.message : String(e)}`));
+      await deps.staging.finishDownload?.(ticket).catch((e: unknown) => logger.debug(`Dropping the staged copy of ${system}:${remotePath} failed: ${messageOf(e)}`));
       const sha256 = await hash.digest();
       await hash.close?.();
       return { bytes: written, sha256 };
@@ -123,7 +123,7 @@ export async function stagedDownload(deps: TransferDeps, system: string, remoteP
       written = onDisk;
       hash = inline(await hashPrefix(temp, onDisk));
       const wait = backoffMs(attempt - 1, 500, 8000);
-      logger.warn(`Download of ${system}:${remotePath} broke at byte ${written} (${e instanceof Error ? e.message : String(e)}); continuing in ${wait} ms (attempt ${attempt + 1}/${attempts})`);
+      logger.warn(`Download of ${system}:${remotePath} broke at byte ${written} (${messageOf(e)}); continuing in ${wait} ms (attempt ${attempt + 1}/${attempts})`);
       await sleep(wait, signal);
     }
   }

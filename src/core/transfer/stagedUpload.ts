@@ -5,7 +5,7 @@
  * handed out after every part so an interrupted upload resumes with only the missing parts.
  */
 import { setMaxListeners } from 'node:events';
-import { CancelledError, InvalidInputError, isCancellation, NotFoundError } from '../errors';
+import { CancelledError, InvalidInputError, isCancellation, messageOf, NotFoundError } from '../errors';
 import { backoffMs } from '../http/retryAfter';
 import { sleep } from '../http/sleep';
 import { ProgressMeter } from './progressMeter';
@@ -137,7 +137,7 @@ export async function stagedUpload(deps: TransferDeps, system: string, source: U
         meter.add(-sent);
         if (partSignal.aborted || isCancellation(e) || !isRetryable(e) || attempt >= attempts) throw e;
         const wait = backoffMs(attempt - 1, 500, 8000);
-        logger.warn(`Part ${n}/${partsTotal} of ${system}:${remotePath} failed (${e instanceof Error ? e.message : String(e)}); attempt ${attempt + 1}/${attempts} in ${wait} ms`);
+        logger.warn(`Part ${n}/${partsTotal} of ${system}:${remotePath} failed (${messageOf(e)}); attempt ${attempt + 1}/${attempts} in ${wait} ms`);
         await sleep(wait, partSignal);
       }
     }

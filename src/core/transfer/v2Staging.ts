@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { FirecrestApi, TransferOptions } from '../api';
-import { MalformedResponseError, NotSupportedError } from '../errors';
+import { MalformedResponseError, messageOf, NotSupportedError } from '../errors';
 import type { ApiHttp } from '../http/apiHttp';
 import type { TransferJob } from '../model';
 import { OpsRoutes } from '../v2/ops';
@@ -146,7 +146,7 @@ export class V2Staging implements StagingRoutes {
   async startDownload(system: string, remotePath: string, o: { account?: string; signal?: AbortSignal }): Promise<StagedDownloadTicket> {
     await this.checkMethod(system, 'download', o.signal);
     const alias = hasWhitespace(remotePath)
-      ? await plainAlias(new OpsRoutes(this.http), system, remotePath, 'A staged download', { signal: o.signal, onReleaseError: (e) => this.http.logger.warn(`Removing the temporary symlink for the download of ${remotePath} failed: ${e instanceof Error ? e.message : String(e)}`) })
+      ? await plainAlias(new OpsRoutes(this.http), system, remotePath, 'A staged download', { signal: o.signal, onReleaseError: (e) => this.http.logger.warn(`Removing the temporary symlink for the download of ${remotePath} failed: ${messageOf(e)}`) })
       : undefined;
     try {
       const route = '/filesystem/{system}/transfer/download';

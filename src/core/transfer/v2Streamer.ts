@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import { z } from 'zod';
 import type { FirecrestApi, TransferOptions } from '../api';
-import { CancelledError, isCancellation, NotSupportedError, ServerError, UnavailableError } from '../errors';
+import { CancelledError, isCancellation, messageOf, NotSupportedError, ServerError, UnavailableError } from '../errors';
 import type { ApiHttp } from '../http/apiHttp';
 import { backoffMs } from '../http/retryAfter';
 import { sleep } from '../http/sleep';
@@ -141,7 +141,7 @@ export class V2Streamer {
     const api = this.api();
     o.onProgress?.({ phase: 'staging', message: 'Requesting a streamed download' });
     const alias = hasWhitespace(remotePath)
-      ? await plainAlias(this.ops, system, remotePath, 'A streamed download', { signal: o.signal, onReleaseError: (e) => this.http.logger.warn(`Removing the temporary symlink for the download of ${remotePath} failed: ${e instanceof Error ? e.message : String(e)}`) })
+      ? await plainAlias(this.ops, system, remotePath, 'A streamed download', { signal: o.signal, onReleaseError: (e) => this.http.logger.warn(`Removing the temporary symlink for the download of ${remotePath} failed: ${messageOf(e)}`) })
       : undefined;
     try {
       const s = await this.start('download', system, alias?.path ?? remotePath, o);

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { basename, posix } from 'node:path';
 import type { CallOptions, TransferOptions } from '../api';
-import { CancelledError, isCancellation, MalformedResponseError, NotSupportedError } from '../errors';
+import { CancelledError, isCancellation, MalformedResponseError, messageOf, NotSupportedError } from '../errors';
 import type { ApiHttp } from '../http/apiHttp';
 import { backoffMs } from '../http/retryAfter';
 import { sleep } from '../http/sleep';
@@ -126,7 +126,7 @@ export class V1Staging implements StagingRoutes {
       await this.invalidate(taskId, { timeoutMs: 15_000 });
       return `the server accepted the invalidation of staged upload task ${taskId}`;
     } catch (e) {
-      return `invalidating staged upload task ${taskId} failed (${e instanceof Error ? e.message : String(e)})`;
+      return `invalidating staged upload task ${taskId} failed (${messageOf(e)})`;
     }
   }
 

@@ -10,6 +10,7 @@ import { multipartFile } from './multipart';
 import { parseBody } from './parse';
 import { toFileEntry } from './translate';
 import { ChecksumW, ContentW, FileOutW, StatW, ViewW } from './wire';
+import { messageOf } from '../errors';
 
 const OPS = '/filesystem/{system}/ops';
 
@@ -63,7 +64,7 @@ export class OpsRoutes {
    */
   async checksum(system: string, path: string, o: CallOptions = {}): Promise<Checksum> {
     if (!hasWhitespace(path)) return this.checksumOf(system, path, o);
-    const alias = await plainAlias(this, system, path, 'The checksum', { signal: o.signal, onReleaseError: (e) => this.http.logger.warn(`Removing the temporary symlink for the checksum of ${path} failed: ${e instanceof Error ? e.message : String(e)}`) });
+    const alias = await plainAlias(this, system, path, 'The checksum', { signal: o.signal, onReleaseError: (e) => this.http.logger.warn(`Removing the temporary symlink for the checksum of ${path} failed: ${messageOf(e)}`) });
     try {
       return await this.checksumOf(system, alias.path, o);
     } finally {

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
-import { NotSupportedError } from '../errors';
+import { messageOf, NotSupportedError } from '../errors';
 
 /** Whitespace as Python's `str.split()` sees it (Unicode spaces and the information separators too). */
 // eslint-disable-next-line no-control-regex -- the information separators are whitespace to Python
@@ -50,7 +50,7 @@ export async function plainAlias(ops: AliasOps, system: string, path: string, wh
     await ops.symlink(system, path, alias, { signal: o.signal });
   } catch (e) {
     if (o.signal?.aborted) throw e;
-    throw refuse(`a temporary symlink in ${folder} could not be made (${e instanceof Error ? e.message : String(e)})`, e);
+    throw refuse(`a temporary symlink in ${folder} could not be made (${messageOf(e)})`, e);
   }
   let released = false;
   return {

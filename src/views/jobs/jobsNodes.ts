@@ -3,7 +3,7 @@
  * per group on expand; their tooltips are built only when hovered (`resolveTreeItem`).
  */
 import * as vscode from 'vscode';
-import { NotSupportedError, UnauthorizedError } from '../../core/errors';
+import { messageOf, NotSupportedError, UnauthorizedError } from '../../core/errors';
 import { arrayCounts, describeCounts } from '../../core/jobArrays';
 import type { Job } from '../../core/model';
 import { GROUP_LABEL, describeJob, iconOf, type DescriptionField, type JobGroup } from '../../common/jobFormat';
@@ -65,7 +65,7 @@ export function bucketCounts(jobs: readonly Job[]): string {
 }
 
 export function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+  return messageOf(e);
 }
 
 export function toTreeItem(n: JobsNode, nowSeconds: number, fields?: readonly DescriptionField[]): vscode.TreeItem {

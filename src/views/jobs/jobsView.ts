@@ -14,6 +14,7 @@ import { endingOf } from '../../common/jobFormat';
 import { JobsModel } from './jobsModel';
 import type { JobsNode } from './jobsNodes';
 import { JobsProvider } from './jobsProvider';
+import { messageOf } from '../../core/errors';
 
 /** With the view hidden: the first look at a job this window submitted, and the next after a failure. */
 const HIDDEN_FIRST_MS = 5_000;
@@ -47,7 +48,7 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
     this.view = vscode.window.createTreeView('firecrest.jobs', { treeDataProvider: this.provider, canSelectMany: true, showCollapseAll: true });
     this.scheduler = new RefreshScheduler({
       run: (reason, signal) => this.run(reason, signal),
-      onError: (e) => log.warn(`refresh failed: ${e instanceof Error ? e.message : String(e)}`),
+      onError: (e) => log.warn(`refresh failed: ${messageOf(e)}`),
       onSettled: () => {
         this.updateTexts();
         this._onDidRefresh.fire();
@@ -130,7 +131,7 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
           if (next !== undefined && !ctl.signal.aborted) this.watchHidden(next);
         },
         (e: unknown) => {
-          this.log.debug(`hidden view: looking at the submitted jobs failed (${e instanceof Error ? e.message : String(e)}); again in ${HIDDEN_RETRY_MS} ms`);
+          this.log.debug(`hidden view: looking at the submitted jobs failed (${messageOf(e)}); again in ${HIDDEN_RETRY_MS} ms`);
           if (!ctl.signal.aborted) this.watchHidden(HIDDEN_RETRY_MS);
         },
       ).finally(() => { if (this.hiddenAbort === ctl) this.hiddenAbort = undefined; });

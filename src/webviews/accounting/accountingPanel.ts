@@ -4,7 +4,7 @@
  * existing job commands. One panel at a time (see `AccountingPanels`).
  */
 import * as vscode from 'vscode';
-import { UnauthorizedError, isCancellation } from '../../core/errors';
+import { isCancellation, messageOf, UnauthorizedError } from '../../core/errors';
 import type { ExtensionServices } from '../../common/services';
 import type { UserInfo } from '../../core/model';
 import { WebviewPanelHost } from '../panelHost';
@@ -69,7 +69,7 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
           const systems = await this.services.connections.systems(profile);
           return { profile, signedIn: true, systems: systems.map((s) => s.name) };
         } catch (e) {
-          return { profile, signedIn: !(e instanceof UnauthorizedError), systems: [], error: e instanceof Error ? e.message : String(e) };
+          return { profile, signedIn: !(e instanceof UnauthorizedError), systems: [], error: messageOf(e) };
         }
       }),
     );
@@ -112,7 +112,7 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
     try {
       query = toAccountingQuery(form);
     } catch (e) {
-      return this.post({ type: 'failed', requestId, failure: 'invalid', message: e instanceof Error ? e.message : String(e) });
+      return this.post({ type: 'failed', requestId, failure: 'invalid', message: messageOf(e) });
     }
     try {
       const client = await this.services.connections.client(form.profile);
@@ -130,7 +130,7 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
       await this.post(this.last);
     } catch (e) {
       if (isCancellation(e) && ctl.signal.aborted) return;
-      const message = e instanceof Error ? e.message : String(e);
+      const message = messageOf(e);
       this.log.warn(`accounting query on ${form.profile}/${form.system} failed: ${message}`);
       await this.post({ type: 'failed', requestId, failure: e instanceof UnauthorizedError ? 'signedOut' : 'api', message });
     } finally {
@@ -168,7 +168,7 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
       await this.post({ type: 'exported', requestId, path: shown });
       void vscode.window.showInformationMessage(`Exported ${rows.length} job(s) to ${shown}.`, 'Open').then((pick) => pick === 'Open' && vscode.commands.executeCommand('vscode.open', target));
     } catch (e) {
-      await this.post({ type: 'exported', requestId, error: e instanceof Error ? e.message : String(e) });
+      await this.post({ type: 'exported', requestId, error: messageOf(e) });
     }
   }
 

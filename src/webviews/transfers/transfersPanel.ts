@@ -12,6 +12,7 @@ import type { TransferAction, TransfersToHost, TransfersToWebview, TransferView 
 import { transfersToHost } from './messages';
 import { openDestination } from './openDestination';
 import { toTransferView } from './view';
+import { messageOf } from '../../core/errors';
 
 /** For the register module, which gets this module through import() only. */
 export { webviewOptions } from '../panelHost';
@@ -80,7 +81,7 @@ export class TransfersPanel extends WebviewPanelHost<TransfersToHost, TransfersT
         case 'resume': {
           // Answer once the new run has started (its record replaces this one); it may run for long.
           const run = this.events.retry(id, action === 'resume');
-          run.catch((e: unknown) => this.log.warn(`${action} of transfer ${id} failed: ${e instanceof Error ? e.message : String(e)}`));
+          run.catch((e: unknown) => this.log.warn(`${action} of transfer ${id} failed: ${messageOf(e)}`));
           await Promise.race([run, new Promise((r) => setTimeout(r, 0))]);
           break;
         }
@@ -90,7 +91,7 @@ export class TransfersPanel extends WebviewPanelHost<TransfersToHost, TransfersT
       }
       await this.post({ type: 'done', requestId });
     } catch (e) {
-      await this.post({ type: 'done', requestId, error: e instanceof Error ? e.message : String(e) });
+      await this.post({ type: 'done', requestId, error: messageOf(e) });
     }
   }
 }
