@@ -30,6 +30,11 @@ export default tseslint.config(
     rules: {
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
       'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }],
+      // Words shown to the user are localised: a message or a button given as a literal is an error.
+      'no-restricted-syntax': ['error',
+        { selector: 'CallExpression[callee.property.name=/^show(Information|Warning|Error)Message$/] > :first-child:matches(Literal, TemplateLiteral)', message: 'A message shown to the user goes through vscode.l10n.t.' },
+        { selector: 'CallExpression[callee.property.name=/^show(Information|Warning|Error)Message$/] > Literal.arguments', message: 'A button shown to the user goes through vscode.l10n.t.' },
+      ],
     },
   },
   {

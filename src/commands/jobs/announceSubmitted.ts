@@ -7,10 +7,10 @@ import type { WalkthroughSteps } from '../../common/services';
 export function announceSubmitted(ref: JobRef, jobs: JobsViewControl, what: string, steps: WalkthroughSteps): void {
   jobs.track(ref);
   steps.reached('submit');
-  const follow = 'Follow Output';
-  const show = 'Show in Jobs';
-  const cancel = 'Cancel';
-  void vscode.window.showInformationMessage(`${what} job ${ref.jobId} on ${ref.system}.`, follow, show, cancel).then((pick) => {
+  const follow = vscode.l10n.t('Follow Output');
+  const show = vscode.l10n.t('Show in Jobs');
+  const cancel = vscode.l10n.t('Cancel');
+  void vscode.window.showInformationMessage(vscode.l10n.t('{0} job {1} on {2}.', what, ref.jobId, ref.system), follow, show, cancel).then((pick) => {
     if (pick === follow) void vscode.commands.executeCommand('firecrest.followJobOutput', ref);
     else if (pick === show) void jobs.reveal(ref);
     else if (pick === cancel) void vscode.commands.executeCommand('firecrest.cancelJob', ref);

@@ -46,6 +46,6 @@ export async function cancelJob(services: ExtensionServices, jobs: JobsViewContr
   }
   jobs.refresh();
   if (failures.length) throw new Error(`Could not cancel ${failures.join('; ')}`);
-  if (done.length > 1) void vscode.window.showInformationMessage(`Cancelled ${done.length} jobs: ${done.join(', ')}.`);
+  if (done.length > 1) void vscode.window.showInformationMessage(vscode.l10n.t('Cancelled {0} jobs: {1}.', done.length, done.join(', ')));
   return done;
 }

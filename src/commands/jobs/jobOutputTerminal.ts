@@ -86,10 +86,10 @@ export class JobOutputTerminal implements vscode.Pseudoterminal {
   }
 
   private async askBacklog(size: number): Promise<'tail' | 'all' | 'cancel'> {
-    const tail = 'Show the last 1 MB';
-    const all = 'Show everything';
+    const tail = vscode.l10n.t('Show the last 1 MB');
+    const all = vscode.l10n.t('Show everything');
     const pick = await vscode.window.showWarningMessage(
-      `The ${this.target.stream} of job ${this.target.jobId} is already ${(size / 1048576).toFixed(0)} MB. Stream all of it?`,
+      vscode.l10n.t('The {0} of job {1} is already {2} MB. Stream all of it?', this.target.stream, this.target.jobId, (size / 1048576).toFixed(0)),
       { modal: true },
       tail,
       all,

@@ -50,7 +50,7 @@ export async function openJobOutputFile(services: ExtensionServices, stream: 'st
     await client.stat(ref.system, path);
   } catch (e) {
     if (e instanceof NotFoundError) {
-      void vscode.window.showInformationMessage(`${path} does not exist yet (job ${ref.jobId} is ${job.state.toLowerCase()}).`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('{0} does not exist yet (job {1} is {2}).', path, ref.jobId, job.state.toLowerCase()));
       return undefined;
     }
     throw e;

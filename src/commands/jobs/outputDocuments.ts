@@ -213,7 +213,7 @@ export class OutputDocuments implements vscode.TextDocumentContentProvider, vsco
     const { rules, invalid } = compileAlertRules(vscode.workspace.getConfiguration('firecrest.output').get<unknown[]>('alerts') ?? []);
     if (invalid.length && !this.warnedInvalid) {
       this.warnedInvalid = true;
-      void vscode.window.showWarningMessage(`Some firecrest.output.alerts are not valid regular expressions and are ignored: ${invalid.join('; ')}`);
+      void vscode.window.showWarningMessage(vscode.l10n.t('Some firecrest.output.alerts are not valid regular expressions and are ignored: {0}', invalid.join('; ')));
     }
     return rules;
   }
@@ -269,9 +269,9 @@ export class OutputDocuments implements vscode.TextDocumentContentProvider, vsco
     for (const m of added) {
       if (session.notified.has(m.rule)) continue;
       session.notified.add(m.rule);
-      const open = 'Open';
+      const open = vscode.l10n.t('Open');
       const t = session.target;
-      void vscode.window.showWarningMessage(`Job ${t.jobId} on ${t.system}: its ${t.stream} matched "${m.rule}" (line ${m.line + 1}).`, open).then(async (pick) => {
+      void vscode.window.showWarningMessage(vscode.l10n.t('Job {0} on {1}: its {2} matched "{3}" (line {4}).', t.jobId, t.system, t.stream, m.rule, m.line + 1), open).then(async (pick) => {
         if (pick !== open) return;
         const editor = await vscode.window.showTextDocument(session.uri, { preview: false });
         const range = new vscode.Range(m.line, m.start, m.line, m.end);
@@ -286,12 +286,12 @@ export class OutputDocuments implements vscode.TextDocumentContentProvider, vsco
     const editor = vscode.window.activeTextEditor;
     const session = editor && this.sessions.get(editor.document.uri.toString());
     if (!editor || !session) {
-      void vscode.window.showInformationMessage('Go to First Error works in a job output opened with FirecREST: Open Job Output.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('Go to First Error works in a job output opened with FirecREST: Open Job Output.'));
       return undefined;
     }
     const first = session.scanner.matches[0];
     if (!first) {
-      void vscode.window.showInformationMessage(`No line of this output matches firecrest.output.alerts.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('No line of this output matches firecrest.output.alerts.'));
       return undefined;
     }
     const range = new vscode.Range(first.line, first.start, first.line, first.end);

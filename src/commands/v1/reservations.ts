@@ -124,8 +124,8 @@ export function reservationCommands(services: ExtensionServices, systems: System
       if (!r) return undefined;
       const name = typeof r === 'string' ? r : r.name;
       if (a.confirmed !== true) {
-        const del = 'Delete';
-        const ok = await vscode.window.showWarningMessage(`Delete reservation ${name} on ${system}?`, { modal: true }, del);
+        const del = vscode.l10n.t('Delete');
+        const ok = await vscode.window.showWarningMessage(vscode.l10n.t('Delete reservation {0} on {1}?', name, system), { modal: true }, del);
         if (ok !== del) return undefined;
       }
       await client.reservationsDelete(system, name);

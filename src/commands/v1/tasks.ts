@@ -93,7 +93,7 @@ export async function showTasks(services: ExtensionServices, arg?: unknown): Pro
   if (!id) {
     const tasks = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Listing tasks…' }, () => t.client.tasks());
     if (tasks.length === 0) {
-      void vscode.window.showInformationMessage(`No tasks on "${t.profile}" (tasks expire after a day or a week).`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('No tasks on "{0}" (tasks expire after a day or a week).', t.profile));
       return undefined;
     }
     const pick = await vscode.window.showQuickPick(

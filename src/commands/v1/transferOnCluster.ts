@@ -87,10 +87,10 @@ export async function transferOnCluster(services: ExtensionServices, jobs: JobsV
   );
   const result: TransferOnClusterResult = { profile: t.profile, system: job.system, jobId: job.jobId, kind: kind.op, taskId: job.taskId };
   jobs.track(result);
-  const after = answers.afterJob ? ` (after job ${answers.afterJob})` : '';
-  const show = 'Show in Jobs';
-  const follow = 'Follow Output';
-  void vscode.window.showInformationMessage(`${kind.verb} job ${job.jobId} submitted on ${job.system}${after}: ${ref.path} → ${answers.target}`, show, follow).then((pick) => {
+  const after = answers.afterJob ? vscode.l10n.t(' (after job {0})', answers.afterJob) : '';
+  const show = vscode.l10n.t('Show in Jobs');
+  const follow = vscode.l10n.t('Follow Output');
+  void vscode.window.showInformationMessage(vscode.l10n.t('{0} job {1} submitted on {2}{3}: {4} → {5}', kind.verb, job.jobId, job.system, after, ref.path, answers.target), show, follow).then((pick) => {
     if (pick === show) void jobs.reveal(result);
     else if (pick === follow) void vscode.commands.executeCommand('firecrest.followJobOutput', result);
   });

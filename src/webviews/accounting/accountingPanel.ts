@@ -166,7 +166,7 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
       this.log.info(`exported ${rows.length} row(s) to ${target.toString(true)}`);
       const shown = target.scheme === 'file' ? target.fsPath : target.toString(true);
       await this.post({ type: 'exported', requestId, path: shown });
-      void vscode.window.showInformationMessage(`Exported ${rows.length} job(s) to ${shown}.`, 'Open').then((pick) => pick === 'Open' && vscode.commands.executeCommand('vscode.open', target));
+      void vscode.window.showInformationMessage(vscode.l10n.t('Exported {0} job(s) to {1}.', rows.length, shown), vscode.l10n.t('Open')).then((pick) => pick === vscode.l10n.t('Open') && vscode.commands.executeCommand('vscode.open', target));
     } catch (e) {
       await this.post({ type: 'exported', requestId, error: messageOf(e) });
     }
