@@ -9,7 +9,7 @@ import { registerConnectionCommands } from './commands/connection/index';
 import { registerJobCommands } from './commands/jobs/index';
 import { registerSystemsCommands } from './commands/systems/index';
 import { registerFileCommands } from './commands/files/index';
-import { registerV1Commands } from './commands/v1/index';
+import { registerV1Commands } from './commands/siteTools';
 import type { FirecrestExtensionApi } from './common/api';
 import { BOOTSTRAP_ENV, importBootstrap } from './common/bootstrap';
 import { createClientFactory } from './connections/clientFactory';

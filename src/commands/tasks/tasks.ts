@@ -5,8 +5,8 @@
 import * as vscode from 'vscode';
 import type { V1TaskInfo } from '../../core/api';
 import type { ExtensionServices } from '../../common/services';
-import { argRecord } from './form';
-import { v1Client } from './v1Client';
+import { argRecord } from '../shared/form';
+import { v1Client } from '../shared/v1Client';
 
 export const TASK_SCHEME = 'firecrest-task';
 

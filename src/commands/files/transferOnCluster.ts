@@ -10,9 +10,9 @@ import { FIRECREST_SCHEME, FirecrestUri } from '../../core/uri';
 import type { JobRef } from '../../common/jobRef';
 import type { ExtensionServices } from '../../common/services';
 import type { JobsViewControl } from '../../common/viewControls';
-import { argRecord, runForm } from './form';
-import { checkAbsolutePath, checkJobId, checkTimeLimit } from './rules';
-import { v1Client } from './v1Client';
+import { argRecord, runForm } from '../shared/form';
+import { checkAbsolutePath, checkJobId, checkTimeLimit } from '../shared/rules';
+import { v1Client } from '../shared/v1Client';
 
 type Kind = Extract<V1InternalTransferKind, 'mv' | 'cp' | 'rsync'>;
 

@@ -8,9 +8,9 @@ import type { V1ReservationRequest } from '../../core/api';
 import type { Reservation } from '../../core/model';
 import type { ExtensionServices } from '../../common/services';
 import type { SystemsViewControl } from '../../common/viewControls';
-import { argRecord, runForm, type FormField } from './form';
-import { checkEnd, checkName, checkNodeCount, checkStart, formatLocalTime } from './rules';
-import { pickSystem, v1Client, type V1Client } from './v1Client';
+import { argRecord, runForm, type FormField } from '../shared/form';
+import { checkEnd, checkName, checkNodeCount, checkStart, formatLocalTime } from '../shared/rules';
+import { pickSystem, v1Client, type V1Client } from '../shared/v1Client';
 
 export interface ReservationResult {
   profile: string;

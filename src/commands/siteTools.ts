@@ -1,14 +1,15 @@
 /**
- * The commands of what only API v1 offers: reservation management, internal transfer jobs and the
- * tasks list. Menus show them only on v1 connections (`firecrest.v1Connected`, `;manage;` nodes).
+ * The commands of what a site offers beyond jobs and files (API v1 today): reservation management
+ * (reservations/), transfer jobs on the cluster (files/transferOnCluster) and the tasks list
+ * (tasks/). Menus show them only where a connection offers them (`firecrest.v1Connected`, `;manage;` nodes).
  */
 import * as vscode from 'vscode';
-import type { ExtensionServices } from '../../common/services';
-import type { JobsViewControl, SystemsViewControl } from '../../common/viewControls';
-import { registerCommand } from '../register';
-import { reservationCommands } from './reservations';
-import { TASK_SCHEME, TaskDetailsProvider, showTasks } from './tasks';
-import { transferOnCluster } from './transferOnCluster';
+import type { ExtensionServices } from '../common/services';
+import type { JobsViewControl, SystemsViewControl } from '../common/viewControls';
+import { registerCommand } from './register';
+import { reservationCommands } from './reservations/reservations';
+import { TASK_SCHEME, TaskDetailsProvider, showTasks } from './tasks/tasks';
+import { transferOnCluster } from './files/transferOnCluster';
 
 export function registerV1Commands(services: ExtensionServices, systems: SystemsViewControl, jobs: JobsViewControl): vscode.Disposable {
   const log = services.log.withTag('v1');
