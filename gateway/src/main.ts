@@ -6,8 +6,8 @@
  * else goes to stderr. SIGTERM/SIGINT close the server and stop the schedulers.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { TokenService } from './auth';
 import type { CompatMode } from './compat';
 import { loadConfig, type GatewayConfig } from './config';
@@ -112,6 +112,38 @@ async function startSystems(config: GatewayConfig, args: Args, users: UserTable,
   return systems;
 }
 
+/** Whether every user may run `path`: each folder above it searchable by others, the file executable by them. */
+function runnableByOthers(path: string): boolean {
+  try {
+    if ((statSync(path).mode & 0o001) === 0) return false;
+    for (let dir = dirname(path); ; dir = dirname(dir)) {
+      if ((statSync(dir).mode & 0o001) === 0) return false;
+      if (dir === dirname(dir)) return true;
+    }
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The Node binary a streamer job runs (as the user): this gateway's own when the users can reach
+ * it, else the project's (next to dist/), else the system's. A Node under root's home (a test
+ * run's Node 22) is out of the users' reach.
+ */
+function nodeForJobs(): string {
+  const candidates = [process.execPath, join(__dirname, '..', 'node_modules', '.bin', 'node'), '/usr/local/bin/node', '/usr/bin/node'];
+  for (const c of candidates) {
+    let real: string;
+    try {
+      real = realpathSync(c);
+    } catch {
+      continue;
+    }
+    if (runnableByOthers(real)) return real;
+  }
+  return process.execPath;
+}
+
 async function main(): Promise<void> {
   // stdout carries the JSON line and nothing else: libraries' notices (oidc-provider prints its
   // NOTICE lines with console.info) go to stderr with everything else.
@@ -147,7 +179,7 @@ async function main(): Promise<void> {
     transferMethod: 's3',
     streamer: {
       // By absolute path: the job runs it as the user, with the job's environment.
-      command: [process.execPath, join(__dirname, 'gateway-streamer.js')],
+      command: [nodeForJobs(), join(__dirname, 'gateway-streamer.js')],
       ports: config.streamerPorts ?? [45665, 45684],
       host: '127.0.0.1',
       waitTimeoutSeconds: 600,

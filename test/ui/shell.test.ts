@@ -74,7 +74,10 @@ describe('workbench shell', () => {
     await openWalkthrough();
     await page.locator('.gettingStartedContainer .getting-started-step').filter({ hasText: 'Connect to a cluster' }).locator('.codicon-getting-started-step-checked').waitFor({ timeout: 15_000 });
     // Submit hello.sbatch, then follow it from the notification (a button the extension answers itself).
-    await runCommand(page, 'FirecREST: Open hello.sbatch');
+    // The walkthrough's own button (as a new user does).
+    const walkthrough = page.locator('.gettingStartedContainer');
+    await walkthrough.getByText('Submit hello.sbatch').first().click();
+    await walkthrough.getByRole('button', { name: 'Open hello.sbatch' }).first().click({ timeout: 15_000 });
     await page.locator('.editor-instance .view-lines').filter({ hasText: '#SBATCH --job-name=hello' }).first().waitFor({ timeout: 30_000 });
     await runCommand(page, 'FirecREST: Submit Job');
     // hello.sbatch is on the cluster and sets what it needs: no question.
