@@ -36,7 +36,8 @@ describe('Sync conflicts (UI)', () => {
     const workspace = process.env.FIRECREST_UI_WORKSPACE;
     if (!workspace) return this.skip();
     const client = await testClient('fc-ui-conflict');
-    const name = `conflict-${Date.now().toString(36)}.txt`;
+    // Named to come first: conflicts are reviewed in path order.
+    const name = `aa-conflict-${Date.now().toString(36)}.txt`;
     const local = join(workspace, name);
     const remote = `${await remoteHome(client, SYSTEM)}/${basename(workspace)}/${name}`;
     const remoteText = async () => new TextDecoder().decode(await client.downloadSmall(SYSTEM, remote).catch(() => new Uint8Array()));
@@ -70,7 +71,17 @@ describe('Sync conflicts (UI)', () => {
       await screenshot(page, 'sync-conflict-review');
       // The diff's title bar answers too.
       await page.locator('.editor-actions .action-label[aria-label^="Keep Local"]').first().click({ timeout: 15_000 });
-      await waitUntil('the local file sent', async () => (await remoteText()) === 'local\n');
+      // Other files' conflicts, if any, come next: dismissing their question ends the review, and
+      // the sync runs with the answers given.
+      const otherConflict = page.locator('.tabs-container .tab').filter({ hasText: '(cluster ↔ local)' }).filter({ hasNotText: name });
+      await waitUntil('the local file sent', async () => {
+        if ((await remoteText()) === 'local\n') return true;
+        if (await otherConflict.count()) {
+          await runCommand(page, 'Notifications: Clear All Notifications');
+          await runCommand(page, 'View: Close All Editors');
+        }
+        return false;
+      }, 90_000);
     } finally {
       rmSync(local, { force: true });
       await client.remove(SYSTEM, remote).catch(() => undefined);
