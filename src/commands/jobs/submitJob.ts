@@ -97,7 +97,7 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
 
   // null: the user dismissed a pick (stop); undefined: leave it to the scheduler.
   const account = args?.account !== undefined ? args.account || undefined : directives.account ? undefined : reuse ? reuse.account
-    : everything || (asking && !profileInfo?.defaultAccount) ? await askAccount(client, system, last?.account ?? profileInfo?.defaultAccount, everything) : profileInfo?.defaultAccount;
+    : everything ? await askAccount(client, system, last?.account ?? profileInfo?.defaultAccount) : profileInfo?.defaultAccount;
   if (account === null) return undefined;
   const partition = args?.partition !== undefined ? args.partition || undefined : directives.partition ? undefined : reuse ? reuse.partition : asking ? await askPartition(client, system, everything) : undefined;
   if (partition === null) return undefined;

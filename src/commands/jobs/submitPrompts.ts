@@ -31,13 +31,8 @@ export async function askWorkingDirectory(initial: string): Promise<string | und
   });
 }
 
-/**
- * The account to charge. `always` false: not asked when the user has several (sbatch charges the
- * default one, or the profile's `defaultAccount`); Submit Job with Options asks.
- */
-export async function askAccount(client: FirecrestApi, system: string, preferred?: string, always = true): Promise<string | undefined | null> {
-  // Slurm charges the user's default account when none is given (the server may not say which).
-  if (!always) return preferred;
+/** The account to charge (Submit Job with Options; a first Submit leaves it to Slurm's default or the profile's). */
+export async function askAccount(client: FirecrestApi, system: string, preferred?: string): Promise<string | undefined | null> {
   let accounts: { name: string; isDefault: boolean }[] = [];
   try {
     accounts = (await client.userInfo(system)).accounts ?? [];

@@ -84,8 +84,12 @@ export class StreamChannel {
       if (this.closed) return undefined;
       if (signal?.aborted) throw new CancelledError('Transfer cancelled');
       await new Promise<void>((resolve) => {
-        this.waiter = resolve;
-        signal?.addEventListener('abort', () => resolve(), { once: true });
+        const done = (): void => {
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        this.waiter = done;
+        signal?.addEventListener('abort', done, { once: true });
       });
     }
   }

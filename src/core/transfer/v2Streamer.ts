@@ -22,6 +22,7 @@ import type { TransferJob } from '../model';
 import { OpsRoutes } from '../v2/ops';
 import { parseBody } from '../v2/parse';
 import { hasWhitespace, plainAlias, plainFolderAbove } from '../v2/plainAlias';
+import { isJobNotFound } from '../v2/wait';
 import { TransferJobW } from '../v2/wire';
 import { ProgressMeter } from './progressMeter';
 import { connectStreamer, parseCoordinates, streamReceive, streamSend, type StreamChannel, type StreamerCoordinates } from './streamer';
@@ -77,7 +78,7 @@ export class V2Streamer {
     for (let attempt = 0; ; attempt++) {
       const job = await api.job(system, jobId, { signal: o.signal }).catch((e: unknown) => {
         // A job the scheduler does not list yet is pending.
-        if (o.signal?.aborted || !(e instanceof Error) || !/not found/i.test(e.message)) throw e;
+        if (o.signal?.aborted || !isJobNotFound(e)) throw e;
         return undefined;
       });
       if (job?.isFinal) throw new ServerError(`Transfer job ${jobId} ended ${job.state} before its streamer took the transfer${await this.errorHead(s.job)}`);

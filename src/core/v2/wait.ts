@@ -53,7 +53,8 @@ function isUnreachable(e: unknown): boolean {
 /** How long polls may keep failing to reach the server before the wait gives up (default). */
 export const UNREACHABLE_TOLERANCE_MS = 90_000;
 
-function isJobNotFound(e: unknown): boolean {
+/** A job the scheduler does not know yet (a new job), as the v2 server says it. */
+export function isJobNotFound(e: unknown): boolean {
   return e instanceof NotFoundError && /job\b.*not found/i.test(e.message);
 }
 
