@@ -22,6 +22,7 @@ import { OutputLog } from './common/log';
 import type { ExtensionServices } from './common/services';
 import { JobDependencies } from './common/jobDependencies';
 import { JobFollowUps } from './common/jobFollowUps';
+import { JobSubmitter } from './common/jobSubmitter';
 import { ConnectionStatusBar } from './common/statusBar';
 import { TransferEvents } from './common/transferEvents';
 import { UploadResumeStore } from './common/uploadResumeStore';
@@ -61,7 +62,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   const walkthrough = new WalkthroughProgress(context.extension.id, connections, log.withTag('walkthrough'));
   context.subscriptions.push(walkthrough);
   const testSeam = new TestSeam();
-  const services: ExtensionServices = { context, log, connections, dependencies: new JobDependencies(), followUps: new JobFollowUps(), walkthrough, testSeam };
+  const services: ExtensionServices = { context, log, connections, dependencies: new JobDependencies(), followUps: new JobFollowUps(), submitter: new JobSubmitter(), walkthrough, testSeam };
   // Features: each registers itself with the shared services, one line each.
   const systemsView = new SystemsView(services);
   const jobsView = new JobsView(services);

@@ -3,6 +3,7 @@
  * this. Trees put these fields on their job nodes; commands read them without knowing the tree.
  */
 import type { Job } from '../core/model';
+import { fields, text, textOrNumber, type Field } from './commandArgs';
 
 export interface JobRef {
   /** Connection profile name. */
@@ -13,14 +14,18 @@ export interface JobRef {
   job?: Job;
 }
 
+/** The record a Jobs view row carries (our own object, from our own tree): an id and a state tell it. */
+const jobRecord: Field<Job> = (v) => {
+  const j = fields(v, { id: text, state: text });
+  return j.id !== undefined && j.state !== undefined ? (v as Job) : undefined;
+};
+
 /** Reads a JobRef out of a command argument (tree node, JobRef, or `{profile, system, jobId}`). */
 export function asJobRef(arg: unknown): JobRef | undefined {
-  if (!arg || typeof arg !== 'object') return undefined;
-  const o = arg as Record<string, unknown>;
-  const job = o.job && typeof o.job === 'object' ? (o.job as Job) : undefined;
-  const jobId = typeof o.jobId === 'string' ? o.jobId : typeof o.jobId === 'number' ? String(o.jobId) : job?.id;
-  if (typeof o.system !== 'string' || !jobId) return undefined;
-  return { profile: typeof o.profile === 'string' ? o.profile : '', system: o.system, jobId, job };
+  const o = fields(arg, { profile: text, system: text, jobId: textOrNumber, job: jobRecord });
+  const jobId = o.jobId ?? o.job?.id;
+  if (o.system === undefined || !jobId) return undefined;
+  return { profile: o.profile ?? '', system: o.system, jobId, job: o.job };
 }
 
 /** Stable key of a job across refreshes. */

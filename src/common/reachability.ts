@@ -2,7 +2,8 @@
  * "Cannot reach <site>": one state for a server that does not answer, in the words the Remote and
  * container extensions use, shown once per connection instead of each request's network error.
  */
-import { MaintenanceError, MalformedResponseError, UnavailableError } from '../core/errors';
+import * as vscode from 'vscode';
+import { FirecrestError, MaintenanceError, MalformedResponseError, UnavailableError } from '../core/errors';
 import type { ConnectionProfile } from '../core/model';
 
 /** The site as its users know it: the host (and port) of its FirecREST URL. */
@@ -22,14 +23,13 @@ export function isUnreachable(e: unknown): boolean {
   return e instanceof UnavailableError && !(e instanceof MaintenanceError) && !(e instanceof MalformedResponseError);
 }
 
-/** The site a network failure names (`Cannot reach https://host (route): …`), if it names one. */
+/** The site a failure to reach a server names (the origin it carries), if it names one. */
 export function siteOfError(e: unknown): string | undefined {
-  const origin = /^Cannot reach (\S+)/.exec(e instanceof Error ? e.message : '')?.[1];
-  return origin ? siteOf({ url: origin }) : undefined;
+  return e instanceof FirecrestError && e.origin ? siteOf({ url: e.origin }) : undefined;
 }
 
 export function cannotReach(site: string): string {
-  return `Cannot reach ${site}`;
+  return vscode.l10n.t('Cannot reach {0}', site);
 }
 
 /** `14:03`: when something was last seen. */

@@ -7,6 +7,7 @@ import type { FirecrestClient } from '../core/client';
 import type { ConnectionProfile, System } from '../core/model';
 import type { JobFollowUps } from './jobFollowUps';
 import type { JobDependencies } from './jobDependencies';
+import type { JobSubmitter } from './jobSubmitter';
 import type { TestSeam } from './testSeam';
 
 /** `reconnecting`: connected, but the server stopped answering; requests are being tried again. */
@@ -74,6 +75,8 @@ export interface ExtensionServices {
   dependencies: JobDependencies;
   /** What to offer when a job submitted here ends (Fetch from Cluster after Sync and Submit). */
   followUps: JobFollowUps;
+  /** Submit Job, for features other than the jobs feature (Sync and Submit). */
+  submitter: JobSubmitter;
   /** The Get Started walkthrough's steps, ticked as the user reaches them. */
   walkthrough: WalkthroughSteps;
   /** What tests may look at (registered as `firecrest.test.*` outside production only). */

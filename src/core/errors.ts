@@ -14,6 +14,8 @@ export interface FirecrestErrorDetails {
   user?: string;
   /** The `X-Request-ID` the request carried: what a site's support finds it by in the server's logs. */
   requestId?: string;
+  /** The server asked (`https://host:port`), on a failure to reach it: which site is down. */
+  origin?: string;
   cause?: unknown;
 }
 
@@ -23,6 +25,7 @@ export class FirecrestError extends Error {
   readonly causedBy?: string[];
   readonly user?: string;
   readonly requestId?: string;
+  readonly origin?: string;
 
   constructor(message: string, details: FirecrestErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -32,6 +35,7 @@ export class FirecrestError extends Error {
     this.causedBy = details.causedBy;
     this.user = details.user;
     this.requestId = details.requestId;
+    this.origin = details.origin;
   }
 }
 

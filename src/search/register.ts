@@ -5,12 +5,13 @@
  */
 import * as vscode from 'vscode';
 import type { FirecrestClient } from '../core/client';
+import { fields, text, uri as uriArg, whole } from '../common/commandArgs';
 import { registerCommand } from '../common/commandWrapper';
 import type { ExtensionServices } from '../common/services';
 import { FileIndexStore } from './fileIndex';
 import { goToFileOnCluster } from './goToFile';
 import { SearchResultsView } from './resultsView';
-import { askSearch, EMPTY_SEARCH, type SearchBoxState } from './searchBox';
+import { askSearch, EMPTY_SEARCH, searchQuery } from './searchBox';
 import { SearchController } from './searchController';
 import { initialSearch, pickSearchFolder } from './searchFolder';
 import { searchPartition, searchSettings } from './searchSettings';
@@ -34,10 +35,10 @@ export function registerSearch(services: ExtensionServices, fileChanges?: vscode
     registerCommand('firecrest.goToFileOnCluster', log, (arg?: unknown) => goToFileOnCluster(indexes, log, arg)),
     registerCommand('firecrest.searchOnCluster', log, async (arg?: unknown) => {
       // Scripts and tests: { folder, query } searches without asking.
-      const given = arg && typeof arg === 'object' && !(arg instanceof vscode.Uri) && 'query' in arg ? (arg as { folder?: string; query: Partial<SearchBoxState> }) : undefined;
-      const ref = await pickSearchFolder(given ? given.folder : arg);
+      const given = fields(arg, { folder: text, query: searchQuery });
+      const ref = await pickSearchFolder(given.query ? given.folder : arg);
       if (!ref) return undefined;
-      const state = given ? { ...EMPTY_SEARCH, ...given.query } : await askSearch(ref.basename || ref.path, initialSearch(services.context.workspaceState));
+      const state = given.query ? { ...EMPTY_SEARCH, ...given.query } : await askSearch(ref.basename || ref.path, initialSearch(services.context.workspaceState));
       if (!state) return undefined;
       return search.run(ref, state);
     }),
@@ -47,10 +48,11 @@ export function registerSearch(services: ExtensionServices, fileChanges?: vscode
       view.reset(undefined);
     }),
     registerCommand('firecrest.search.rerun', log, () => (search.last ? search.run(search.last.ref, search.last.state) : vscode.commands.executeCommand('firecrest.searchOnCluster'))),
-    registerCommand('firecrest.search.openResult', log, async (uri: unknown, line: unknown, start: unknown, end: unknown) => {
-      if (!(uri instanceof vscode.Uri)) return;
-      const l = Math.max(0, Number(line) - 1);
-      const range = new vscode.Range(l, Number(start) || 0, l, Number(end) || 0);
+    registerCommand('firecrest.search.openResult', log, async (file: unknown, line: unknown, start: unknown, end: unknown) => {
+      const uri = uriArg(file);
+      if (!uri) return;
+      const l = Math.max(0, (whole(line) ?? 1) - 1);
+      const range = new vscode.Range(l, whole(start) ?? 0, l, whole(end) ?? 0);
       await vscode.window.showTextDocument(uri, { selection: range, preview: true });
     }),
   );

@@ -4,6 +4,7 @@
  * for the globs of files to include and exclude. Enter searches; Escape leaves.
  */
 import * as vscode from 'vscode';
+import { fields, flag, record, text, type Field } from '../common/commandArgs';
 
 export interface SearchBoxState {
   pattern: string;
@@ -13,6 +14,10 @@ export interface SearchBoxState {
   include: string;
   exclude: string;
 }
+
+/** A search given by a script or test (`firecrest.searchOnCluster` with `{folder, query}`). */
+export const searchQuery: Field<Partial<SearchBoxState>> = (v) =>
+  record(v) ? fields(v, { pattern: text, regex: flag, matchCase: flag, wholeWord: flag, include: text, exclude: text }) : undefined;
 
 export const EMPTY_SEARCH: SearchBoxState = { pattern: '', regex: false, matchCase: false, wholeWord: false, include: '', exclude: '' };
 

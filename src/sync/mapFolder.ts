@@ -3,11 +3,12 @@
  * the same picker as Open Remote Folder, created when missing), kept where the user says.
  */
 import * as vscode from 'vscode';
+import { fields, flag, oneOf, text, uri } from '../common/commandArgs';
 import { pickRemoteFolder } from '../common/remoteFolderPicker';
 import type { ConnectionService, Log } from '../common/services';
 import { NotFoundError } from '../core/errors';
 import { FirecrestUri } from '../core/uri';
-import { askWhereKept, type MappingPlace, type MappingStore } from './mappings';
+import { askWhereKept, MAPPING_PLACES, type MappingPlace, type MappingStore } from './mappings';
 
 export interface MapFolderDeps {
   connections: ConnectionService;
@@ -18,8 +19,8 @@ export interface MapFolderDeps {
 }
 
 export async function mapFolder(d: MapFolderDeps, arg: unknown): Promise<{ local: string; remote: string; where: MappingPlace } | undefined> {
-  const a = (arg && typeof arg === 'object' && !(arg instanceof vscode.Uri) ? arg : {}) as { local?: string; remote?: string; create?: boolean; where?: MappingPlace };
-  const folderUri = arg instanceof vscode.Uri ? arg : a.local ? vscode.Uri.file(a.local) : await pickLocal();
+  const a = fields(arg, { local: text, remote: text, create: flag, where: oneOf(...MAPPING_PLACES) });
+  const folderUri = uri(arg) ?? (a.local ? vscode.Uri.file(a.local) : await pickLocal());
   if (!folderUri) return undefined;
   const folder = vscode.workspace.getWorkspaceFolder(folderUri);
   if (!folder || folder.uri.scheme !== 'file') throw new Error(vscode.l10n.t('Map a local folder of this workspace.'));

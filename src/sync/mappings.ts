@@ -58,7 +58,8 @@ export function resolve(folder: vscode.WorkspaceFolder, mapping: SyncMapping): R
 }
 
 /** Where a mapping is kept. */
-export type MappingPlace = 'workspace' | 'settings';
+export const MAPPING_PLACES = ['workspace', 'settings'] as const;
+export type MappingPlace = (typeof MAPPING_PLACES)[number];
 
 const STORED_KEY = 'firecrest.sync.mappings';
 

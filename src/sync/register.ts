@@ -11,7 +11,7 @@ import { MappedFolderWatch } from './folderWatch';
 import { mapFolder } from './mapFolder';
 import { MappingStore } from './mappings';
 import { SyncStatusBar } from './statusBar';
-import { SyncController, type SyncCommandArgs } from './syncController';
+import { SyncController, syncArgs } from './syncController';
 import { SyncOnSave } from './syncOnSave';
 import { SyncState } from './syncState';
 
@@ -51,7 +51,7 @@ export function registerSync(services: ExtensionServices): vscode.Disposable {
     registerCommand('firecrest.sync.mapFolder', log, (arg?: unknown) => mapFolder({ connections, mappings, log, mapped }, arg)),
     registerCommand('firecrest.sync.toCluster', log, (arg?: unknown) => {
       const m = sync.chosenMapping(arg);
-      return sync.once(m, () => sync.syncToCluster(m, arg instanceof vscode.Uri ? {} : ((arg ?? {}) as SyncCommandArgs)));
+      return sync.once(m, () => sync.syncToCluster(m, syncArgs(arg)));
     }),
     registerCommand('firecrest.sync.fetch', log, (arg?: unknown) => {
       const m = sync.chosenMapping(arg);

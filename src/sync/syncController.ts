@@ -5,6 +5,7 @@
  * asks, shows and remembers.
  */
 import * as vscode from 'vscode';
+import { fields, flag, givenUri, listOf, oneOf, text, uriOrPath, type Read } from '../common/commandArgs';
 import { byteSize as bytes } from '../common/byteSize';
 import type { JobRef } from '../common/jobRef';
 import type { ExtensionServices, Log } from '../common/services';
@@ -24,14 +25,15 @@ export function remoteName(m: ResolvedMapping): string {
   return `${m.remote.system}:${m.remote.path}`;
 }
 
-export interface SyncCommandArgs {
-  /** A file or folder inside the mapping (default: the active editor's, or the only mapping). */
-  uri?: vscode.Uri | string;
-  /** Show the preview (default: the `firecrest.sync.preview` setting). Conflicts are always shown. */
-  preview?: boolean;
-  /** Conflicts to settle by keeping the local file (scripts and tests; people use Review Conflicts). */
-  keepLocal?: string[];
-}
+/**
+ * What the sync commands take besides a Uri: `uri`, a file or folder inside the mapping (default:
+ * the active editor's, or the only mapping); `preview`, show the preview (default: the
+ * `firecrest.sync.preview` setting; conflicts are always shown); `keepLocal`, conflicts to settle
+ * by keeping the local file (scripts and tests; people use Review Conflicts).
+ */
+const SYNC_ARGS = { uri: uriOrPath, preview: flag, keepLocal: listOf(text) };
+export type SyncCommandArgs = Read<typeof SYNC_ARGS>;
+export const syncArgs = (arg: unknown): SyncCommandArgs => fields(arg, SYNC_ARGS);
 
 export class SyncController {
   private readonly running = new Map<string, Promise<unknown>>();
@@ -48,8 +50,8 @@ export class SyncController {
   ) {}
 
   chosenMapping(arg: unknown): ResolvedMapping {
-    const given = arg instanceof vscode.Uri ? arg : (arg as SyncCommandArgs | undefined)?.uri;
-    const uri = typeof given === 'string' ? vscode.Uri.file(given) : given ?? vscode.window.activeTextEditor?.document.uri;
+    const given = givenUri(arg);
+    const uri = given ?? vscode.window.activeTextEditor?.document.uri;
     const all = this.mappings.all();
     const m = (uri && this.mappings.for(uri)) ?? (all.length === 1 && !given ? all[0] : undefined);
     if (!m) throw new Error(vscode.l10n.t('This folder is not mapped to a cluster directory: run "FirecREST: Map Folder to Cluster…" first.'));
@@ -175,15 +177,15 @@ export class SyncController {
   }
 
   async syncAndSubmit(arg: unknown): Promise<{ ref?: JobRef; sync?: SyncResult } | undefined> {
-    const a = (arg && typeof arg === 'object' && !(arg instanceof vscode.Uri) ? arg : {}) as SyncCommandArgs & { ask?: 'none' | 'missing' };
-    const uri = arg instanceof vscode.Uri ? arg : typeof a.uri === 'string' ? vscode.Uri.file(a.uri) : a.uri ?? vscode.window.activeTextEditor?.document.uri;
+    const a = { ...syncArgs(arg), ...fields(arg, { ask: oneOf('none', 'missing') }) };
+    const uri = givenUri(arg) ?? vscode.window.activeTextEditor?.document.uri;
     if (!uri) throw new Error(vscode.l10n.t('Open a batch script inside a mapped folder.'));
     const m = this.chosenMapping(uri);
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
     if (doc?.isDirty) await doc.save();
     const sync = await this.once(m, () => this.syncToCluster(m, { preview: a.preview, keepLocal: a.keepLocal }, true));
     if (!sync) return undefined;
-    const ref = await vscode.commands.executeCommand<JobRef | undefined>('firecrest.submitJob', {
+    const ref = await this.services.submitter.submit({
       uri, profile: m.remote.profile ?? this.services.connections.defaultProfileName(), system: m.remote.system, workingDirectory: m.remote.path, ask: a.ask ?? 'missing',
     });
     // When the job ends, the Jobs view's notice (it watches the jobs submitted here) offers the results.
@@ -212,7 +214,7 @@ export class SyncController {
     const m = this.chosenMapping(arg);
     const s = this.state.get(m);
     const result = { local: m.localRoot, remote: m.remote.toString(), pending: s.pending ?? 0, ...(s.at ? { at: s.at } : {}) };
-    if (arg && typeof arg === 'object' && (arg as { quiet?: unknown }).quiet === true) return result;
+    if (fields(arg, { quiet: flag }).quiet) return result;
     const syncNow = vscode.l10n.t('Sync Now');
     const pick = await vscode.window.showInformationMessage(
       vscode.l10n.t('{0} → {1}: {2} local change(s) waiting. {3}', vscode.workspace.asRelativePath(m.localRoot), remoteName(m), result.pending,

@@ -58,6 +58,19 @@ void describe('authentication', () => {
     }
   });
 
+  void it('an unreachable FirecREST URL is UnavailableError carrying the origin it could not reach', async () => {
+    const c = await client({}, { url: 'http://127.0.0.1:9/api' });
+    try {
+      await assert.rejects(c.systems(), (e: unknown) => {
+        assert.ok(e instanceof UnavailableError, String(e));
+        assert.equal(e.origin, 'http://127.0.0.1:9');
+        return true;
+      });
+    } finally {
+      await c.dispose();
+    }
+  });
+
   void it('client_secret_basic works, and concurrent first calls share one token request', async () => {
     const r = recorder();
     const c = await client({}, { clientAuthMethod: 'client_secret_basic' }, r.events);

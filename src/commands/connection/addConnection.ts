@@ -5,6 +5,7 @@
  * object with the same fields for scripts and tests. Every path ends in `Connections.add`, which
  * validates (token + systems) before saving anything.
  */
+import { fields, oneOf, text } from '../../common/commandArgs';
 import * as vscode from 'vscode';
 import type { Connections } from '../../connections/connections';
 import { isOidc, normalizeProfile } from '../../common/profiles';
@@ -36,7 +37,7 @@ const STEPS = 7;
 
 export function registerAddConnection(connections: Connections, log: Log): vscode.Disposable {
   return registerCommand('firecrest.addConnection', log, async (arg?: unknown) => {
-    let draft: Partial<AddConnectionArgs> | undefined = isArgs(arg) ? arg : undefined;
+    let draft = argsOf(arg);
     const interactive = draft === undefined;
     for (;;) {
       if (interactive) draft = await ask(connections, draft ?? {});
@@ -85,8 +86,15 @@ async function saveSignedIn(connections: Connections, log: Log, profile: Connect
   return result.systems.map((s) => s.name);
 }
 
-function isArgs(arg: unknown): arg is AddConnectionArgs {
-  return !!arg && typeof arg === 'object' && typeof (arg as { url?: unknown }).url === 'string';
+const ADD_ARGS = {
+  name: text, url: text, apiVersion: oneOf<ApiVersionSetting>('auto', 'v1', 'v2'), tokenUrl: text, clientId: text, clientSecret: text,
+  defaultSystem: text, auth: oneOf('oidc'), issuer: text, scopes: text, tokenCommand: text, flow: oneOf('browser', 'device'),
+};
+
+/** The argument form, when the argument names a URL (normalizeProfile checks the rest). */
+function argsOf(arg: unknown): Partial<AddConnectionArgs> | undefined {
+  const a = fields(arg, ADD_ARGS);
+  return a.url !== undefined ? a : undefined;
 }
 
 /** The prompts; earlier answers are the defaults when the user retries after a failure. */

@@ -5,6 +5,7 @@
  * setting `firecrest.signIn.flow` says so. The refresh token goes to secret storage through
  * `Connections`; nothing of it is logged.
  */
+import { callback, fields } from '../../common/commandArgs';
 import * as vscode from 'vscode';
 import type { OidcClient, OidcTokens } from '../../core/auth/oidc';
 import { CancelledError, UnauthorizedError } from '../../core/errors';
@@ -32,11 +33,7 @@ export interface SignInHooks {
 
 /** The test hooks a command argument carries (functions only: nothing else is taken from it). */
 export function signInHooks(arg: unknown): SignInHooks {
-  const o = (arg && typeof arg === 'object' ? arg : {}) as SignInHooks;
-  return {
-    ...(typeof o.openUrl === 'function' ? { openUrl: o.openUrl } : {}),
-    ...(typeof o.onDeviceCode === 'function' ? { onDeviceCode: o.onDeviceCode } : {}),
-  };
+  return fields(arg, { openUrl: callback<NonNullable<SignInHooks['openUrl']>>(), onDeviceCode: callback<NonNullable<SignInHooks['onDeviceCode']>>() });
 }
 
 /** Runs the sign-in of an OIDC profile and returns its tokens (not yet stored). */

@@ -3,19 +3,14 @@
  * carrying `profile`/`profileName`/`name`, or a ConnectionInfo), else the only candidate, else a
  * quick pick. Returns undefined when the user dismissed the pick.
  */
+import { fields, text } from '../../common/commandArgs';
 import * as vscode from 'vscode';
 import type { ConnectionInfo, ConnectionService } from '../../common/services';
 
 export function profileNameOf(arg: unknown): string | undefined {
-  if (typeof arg === 'string') return arg;
-  if (!arg || typeof arg !== 'object') return undefined;
-  const o = arg as { profileName?: unknown; name?: unknown; profile?: unknown };
-  if (typeof o.profileName === 'string') return o.profileName;
-  if (typeof o.profile === 'string') return o.profile;
-  if (o.profile && typeof o.profile === 'object' && typeof (o.profile as { name?: unknown }).name === 'string') {
-    return (o.profile as { name: string }).name;
-  }
-  return typeof o.name === 'string' ? o.name : undefined;
+  // A name, `{profileName}`, `{profile}` (a name, or a tree node's profile object) or `{name}`.
+  const o = fields(arg, { profileName: text, profile: (v) => text(v) ?? fields(v, { name: text }).name, name: text });
+  return text(arg) ?? o.profileName ?? o.profile ?? o.name;
 }
 
 export async function pickProfile(

@@ -2,6 +2,7 @@
  * FirecREST: Retry Connection (the Retry of "Cannot reach <site>"): asks the server now instead of
  * at the next try; the views refresh by themselves once it answers.
  */
+import { fields, text } from '../../common/commandArgs';
 import * as vscode from 'vscode';
 import type { Connections } from '../../connections/connections';
 import { cannotReach, siteOf } from '../../common/reachability';
@@ -10,7 +11,7 @@ import { registerCommand } from '../register';
 
 /** The profile a row or the palette names: `{ profile }`, else the one that does not answer. */
 function profileOf(connections: Connections, arg: unknown): string | undefined {
-  const named = arg && typeof arg === 'object' && typeof (arg as { profile?: unknown }).profile === 'string' ? (arg as { profile: string }).profile : undefined;
+  const named = fields(arg, { profile: text }).profile;
   return named ?? connections.connections().find((c) => c.unreachableSince !== undefined)?.profile.name ?? connections.defaultProfileName();
 }
 

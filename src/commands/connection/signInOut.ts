@@ -2,6 +2,7 @@
  * Sign In (with the kept credentials, else asks for the secret; validates and stores it), Sign Out
  * (ends the session, keeps the credentials) and Remove Credentials (forgets them, after asking).
  */
+import { fields, oneOf, text } from '../../common/commandArgs';
 import * as vscode from 'vscode';
 import type { Connections } from '../../connections/connections';
 import type { Log } from '../../common/services';
@@ -24,7 +25,7 @@ export function registerSignInOut(connections: Connections, log: Log): vscode.Di
     if (name === undefined) return undefined;
     const profile = connections.profile(name);
     if (profile && isOidc(profile)) return signInPerson(connections, log, name, arg);
-    const given = arg && typeof arg === 'object' ? (arg as { clientSecret?: unknown }).clientSecret : undefined;
+    const given = fields(arg, { clientSecret: text }).clientSecret;
     if (typeof given !== 'string' && (await connections.hasStoredCredentials(name))) {
       // Signed out, credentials kept: signing in again asks for nothing.
       try {
@@ -105,7 +106,7 @@ export function registerSignInOut(connections: Connections, log: Log): vscode.Di
  * tests hand in `openUrl`/`onDeviceCode` to play the browser.
  */
 async function signInPerson(connections: Connections, log: Log, name: string, arg: unknown) {
-  const o = (arg && typeof arg === 'object' ? arg : {}) as { flow?: unknown };
+  const o = fields(arg, { flow: oneOf('browser', 'device') });
   if (await connections.hasStoredCredentials(name)) {
     try {
       const kept = await connections.signIn(name);

@@ -2,6 +2,7 @@
  * Change Permissions, Change Owner and Create Symbolic Link on a remote file. Other features may
  * skip the prompts with a second argument: `{mode}` for chmod, `{linkPath}` for symlink.
  */
+import { fields, text } from '../../common/commandArgs';
 import * as vscode from 'vscode';
 import type { ConnectionService, Log } from '../../common/services';
 import { registerCommand } from '../register';
@@ -28,9 +29,7 @@ export function modeText(stMode: number): { symbolic: string; octal: string } {
 
 /** The second argument other features may pass (the Explorer passes the selection array there). */
 function option(arg: unknown, name: string): string | undefined {
-  if (!arg || typeof arg !== 'object' || Array.isArray(arg)) return undefined;
-  const v = (arg as Record<string, unknown>)[name];
-  return typeof v === 'string' ? v : undefined;
+  return fields(arg, { [name]: text })[name];
 }
 
 export function registerAttributeCommands(connections: ConnectionService, log: Log, hooks: RemoteFilesHooks): vscode.Disposable {

@@ -3,6 +3,7 @@
  * input prefilled from the active editor or the first remote workspace folder. Commands work the
  * same from the context menu and from the palette.
  */
+import { fields, uri } from '../../common/commandArgs';
 import * as vscode from 'vscode';
 import type { FirecrestClient } from '../../core/client';
 import { FIRECREST_SCHEME, FirecrestUri } from '../../core/uri';
@@ -25,12 +26,10 @@ export interface RemoteResource {
 
 
 function uriOf(arg: unknown): vscode.Uri | undefined {
-  if (arg instanceof vscode.Uri) return arg.scheme === FIRECREST_SCHEME ? arg : undefined;
-  if (arg && typeof arg === 'object') {
-    const o = arg as { resourceUri?: unknown; uri?: unknown };
-    return uriOf(o.resourceUri) ?? uriOf(o.uri);
-  }
-  return undefined;
+  // The argument itself (Explorer, editor title), or a tree item's resourceUri, or `{uri}`.
+  const o = fields(arg, { resourceUri: uri, uri });
+  const given = uri(arg) ?? o.resourceUri ?? o.uri;
+  return given?.scheme === FIRECREST_SCHEME ? given : undefined;
 }
 
 function contextUri(): vscode.Uri | undefined {

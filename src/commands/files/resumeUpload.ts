@@ -3,6 +3,7 @@
  * `{ local, remote }` from the Resume action of its failure message) and continues it: only the
  * parts the staging area does not have yet are sent, then the usual completion and SHA-256 check.
  */
+import { fields, text } from '../../common/commandArgs';
 import * as vscode from 'vscode';
 import { FirecrestUri } from '../../core/uri';
 import type { ConnectionService } from '../../common/services';
@@ -25,9 +26,9 @@ export interface ResumeSummary {
   restarted?: string;
 }
 
-function isTarget(arg: unknown): arg is { local: string; remote: string } {
-  const o = arg as { local?: unknown; remote?: unknown } | undefined;
-  return typeof o?.local === 'string' && typeof o.remote === 'string';
+function targetOf(arg: unknown): { local: string; remote: string } | undefined {
+  const { local, remote } = fields(arg, { local: text, remote: text });
+  return local !== undefined && remote !== undefined ? { local, remote } : undefined;
 }
 
 async function pick(deps: ResumeUploadDeps): Promise<{ local: string; remote: string } | undefined> {
@@ -47,7 +48,7 @@ async function pick(deps: ResumeUploadDeps): Promise<{ local: string; remote: st
 
 export function registerResumeUpload(deps: ResumeUploadDeps): vscode.Disposable {
   return registerCommand(RESUME_COMMAND, deps.log, async (arg): Promise<ResumeSummary | undefined> => {
-    const which = isTarget(arg) ? arg : await pick(deps);
+    const which = targetOf(arg) ?? (await pick(deps));
     if (!which) return undefined;
     const target = FirecrestUri.parse(which.remote);
     if (!(await deps.resume?.find(target.profile, which.local, target.system, target.path))) {

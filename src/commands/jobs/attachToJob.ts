@@ -4,6 +4,7 @@
  * `command` argument (tests, other extensions) it runs that one command and returns its output
  * and exit status. Either way the output file it needs is removed afterwards (runInJob).
  */
+import { fields, text } from '../../common/commandArgs';
 import * as vscode from 'vscode';
 import type { ExtensionServices } from '../../common/services';
 import { NotSupportedError } from '../../core/errors';
@@ -22,8 +23,8 @@ export async function attachToJob(services: ExtensionServices, arg?: unknown): P
   const job = ref.job ?? (await client.job(ref.system, ref.jobId));
   if (job.stateClass !== 'running') throw new Error(`Job ${ref.jobId} is ${job.state.toLowerCase()}: only a running job can run commands.`);
   const dir = job.workingDirectory ?? '/tmp';
-  const given = (arg as { command?: unknown } | undefined)?.command;
-  if (typeof given === 'string') {
+  const given = fields(arg, { command: text }).command;
+  if (given !== undefined) {
     return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Running in job ${ref.jobId}: ${given}` }, () =>
       runInJob(client, ref.system, ref.jobId, dir, given),
     );

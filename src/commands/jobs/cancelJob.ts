@@ -1,4 +1,5 @@
 /** Cancel Job: one job, or every selected job in the tree, after a modal confirmation. */
+import { fields, flag } from '../../common/commandArgs';
 import * as vscode from 'vscode';
 import { asJobRef, type JobRef } from '../../common/jobRef';
 import { isArrayParent } from '../../core/jobArrays';
@@ -19,7 +20,7 @@ export async function cancelJob(services: ExtensionServices, jobs: JobsViewContr
     if (!picked) return [];
     refs = [picked];
   }
-  const skipConfirm = Boolean((arg as { confirm?: unknown } | undefined)?.confirm === false);
+  const skipConfirm = fields(arg, { confirm: flag }).confirm === false;
   if (!skipConfirm) {
     const names = refs.map((r) => (r.job ? `${r.jobId} (${r.job.name}${isArrayParent(r.job) ? `, an array of ${r.job.array!.count} tasks` : ''})` : r.jobId)).join(', ');
     const ok = 'Cancel Job' + (refs.length > 1 ? 's' : '');

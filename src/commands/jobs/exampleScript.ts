@@ -3,6 +3,7 @@
  * in the Explorer for the system (else the user's home), writing it there first when there is
  * none; an existing file is opened as it is, never overwritten.
  */
+import { fields, text } from '../../common/commandArgs';
 import * as vscode from 'vscode';
 import type { ExtensionServices } from '../../common/services';
 import { NotFoundError } from '../../core/errors';
@@ -19,8 +20,8 @@ const EXAMPLE = ['media', 'walkthrough', NAME];
  * goes instead of the open folder or the home. Returns the opened URI.
  */
 export async function openExampleScript(services: ExtensionServices, arg?: unknown): Promise<string | undefined> {
-  const given = arg && typeof arg === 'object' && !(arg instanceof vscode.Uri) ? (arg as { profile?: string; system?: string; folder?: unknown }) : {};
-  if (given.folder !== undefined && (typeof given.folder !== 'string' || !given.folder.startsWith('/'))) throw new Error('openExampleScript: folder must be an absolute remote path');
+  const given = fields(arg, { profile: text, system: text, folder: text });
+  if (given.folder !== undefined && !given.folder.startsWith('/')) throw new Error(vscode.l10n.t('The folder for the example script must be an absolute remote path, not {0}.', given.folder));
   const profile = await pickProfile(services, given.profile);
   if (!profile) return undefined;
   const system = await pickSystem(services, profile, given.system);

@@ -2,6 +2,7 @@
  * Follow Job Output: a terminal that prints the job's stdout (or stderr) as it grows and stops
  * when the job ends. One terminal per job and stream; asking again shows the existing one.
  */
+import { fields, oneOf } from '../../common/commandArgs';
 import * as vscode from 'vscode';
 import { jobKey } from '../../common/jobRef';
 import type { ExtensionServices } from '../../common/services';
@@ -33,19 +34,19 @@ export async function followJobOutput(services: ExtensionServices, followers: Fo
   const ref = await jobOrTask(client, picked, 'Follow the output');
   if (!ref) return undefined;
   const paths = await outputPaths(client, ref.system, ref.jobId, ref.job);
-  let stream = (arg as { stream?: unknown } | undefined)?.stream;
-  if (stream !== 'stdout' && stream !== 'stderr') {
+  let stream = fields(arg, { stream: oneOf('stdout', 'stderr') }).stream;
+  if (!stream) {
     stream = 'stdout';
     if (paths.stderr && paths.stderr !== paths.stdout) {
       const pick = await vscode.window.showQuickPick(
         [
-          { label: 'stdout', description: paths.stdout },
-          { label: 'stderr', description: paths.stderr },
+          { label: 'stdout', description: paths.stdout, stream: 'stdout' as const },
+          { label: 'stderr', description: paths.stderr, stream: 'stderr' as const },
         ],
-        { placeHolder: `Follow which output of job ${ref.jobId}?` },
+        { placeHolder: vscode.l10n.t('Follow which output of job {0}?', ref.jobId) },
       );
       if (!pick) return undefined;
-      stream = pick.label;
+      stream = pick.stream;
     }
   }
   const path = stream === 'stderr' ? paths.stderr : paths.stdout;
@@ -58,7 +59,7 @@ export async function followJobOutput(services: ExtensionServices, followers: Fo
     return { key, path };
   }
   const chunk = await viewChunkBytes(services, ref.profile, ref.system);
-  const pty = new JobOutputTerminal(client, { profile: ref.profile, system: ref.system, jobId: ref.jobId, path, stream: stream as 'stdout' | 'stderr' }, chunk, endingOf);
+  const pty = new JobOutputTerminal(client, { profile: ref.profile, system: ref.system, jobId: ref.jobId, path, stream }, chunk, endingOf);
   const terminal = vscode.window.createTerminal({ name: `Job ${ref.jobId} ${String(stream)}`, pty, iconPath: new vscode.ThemeIcon('output') });
   followers.all.set(key, { pty, terminal });
   terminal.show(true);

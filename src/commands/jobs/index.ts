@@ -40,6 +40,7 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
     vscode.workspace.registerTextDocumentContentProvider(JOB_DETAILS_SCHEME, details),
     panels,
     registerCommand('firecrest.submitJob', log, (arg?: unknown) => submitJob(services, jobs, provenance, arg)),
+    services.submitter.provide((request) => submitJob(services, jobs, provenance, request)),
     registerCommand('firecrest.openExampleScript', log, (arg?: unknown) => openExampleScript(services, arg)),
     // Asks again for everything the script leaves open (pre-filled with the last answers).
     registerCommand('firecrest.submitJobWithOptions', log, (arg?: unknown) => submitJob(services, jobs, provenance, { uri: arg instanceof vscode.Uri ? arg : undefined, ask: 'all' })),

@@ -9,7 +9,6 @@ import { parseSbatchScript } from '../../core/sbatch/index';
 import type { FirecrestApi } from '../../core/api';
 import { dependencyTargets } from '../../core/jobScript';
 import type { ExtensionServices } from '../../common/services';
-import type { Job } from '../../core/model';
 import type { JobDetailsPanels } from './jobDetailsPanel';
 import { resolveJob } from './pickers';
 import type { ProvenanceRecord, ProvenanceStore } from './provenance';
@@ -88,8 +87,8 @@ export async function showJobDetails(services: ExtensionServices, panels: JobDet
   const ref = await resolveJob(services, arg, { placeHolder: 'Show the details of which job?' });
   if (!ref) return undefined;
   // A Jobs view row holds the job: the view shows it at once.
-  const known = (arg as { job?: Job } | undefined)?.job;
-  await panels.show(ref, known && known.id === ref.jobId ? known : undefined);
+  // asJobRef took the record a row holds, when it is one of this job.
+  await panels.show(ref, ref.job?.id === ref.jobId ? ref.job : undefined);
   return JobDetailsProvider.uriFor(ref.profile, ref.system, ref.jobId).toString();
 }
 

@@ -3,6 +3,7 @@
  * job ran on the left, the file as it is now on the right) and Open Working Directory (as a remote
  * folder). A job submitted elsewhere uses the scheduler's copy of its script (metadata, v2).
  */
+import { fields, oneOf } from '../../common/commandArgs';
 import * as vscode from 'vscode';
 import type { ExtensionServices } from '../../common/services';
 import { FirecrestUri } from '../../core/uri';
@@ -64,7 +65,7 @@ export async function openWorkingDirectory(services: ExtensionServices, provenan
   const dir = record?.options.workingDirectory ?? (await (await services.connections.client(ref.profile)).job(ref.system, ref.jobId)).workingDirectory;
   if (!dir) throw new Error(`Job ${ref.jobId} has no working directory on record.`);
   const uri = vscode.Uri.parse(FirecrestUri.from({ system: ref.system, path: dir, profile: services.connections.multiProfile ? ref.profile : undefined }).toString());
-  const mode = (arg as { mode?: unknown } | undefined)?.mode;
+  const mode = fields(arg, { mode: oneOf('add', 'window') }).mode;
   const add = 'Add to Workspace';
   const window = 'Open in New Window';
   const pick = mode === 'add' ? add : mode === 'window' ? window : (await vscode.window.showQuickPick([add, window], { placeHolder: `Open ${dir} (job ${ref.jobId}) on ${ref.system}` }));

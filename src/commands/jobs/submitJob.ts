@@ -9,6 +9,7 @@
  * reservation?, env?}`) takes the same path without prompts (tests, other extensions); `ask`
  * makes it ask (`missing`: what is neither given nor remembered; `all`: everything open again).
  */
+import { fields, flag, oneOf, record, text, textRecord, uri as uriArg, type Read } from '../../common/commandArgs';
 import * as vscode from 'vscode';
 import type { JobRef } from '../../common/jobRef';
 import { parseSbatchScript } from '../../core/sbatch/index';
@@ -25,33 +26,28 @@ import { explainSbatchRefusal } from '../../common/sbatchRefusals';
 import { gitFacts, type ProvenanceStore } from './provenance';
 import { messageOf } from '../../core/errors';
 
-export interface SubmitArgs {
-  uri?: vscode.Uri | string;
-  profile?: string;
-  system?: string;
-  workingDirectory?: string;
-  account?: string;
-  partition?: string;
-  reservation?: string;
-  /** Slurm `--dependency`, e.g. `afterok:123` (asked for by Submit Job with Options…, never remembered). */
-  dependency?: string;
-  env?: Record<string, string>;
-  /** Ask the user (default for a Uri or no argument: `missing`; for an argument object: `none`). */
-  ask?: 'none' | 'missing' | 'all';
-  /** Remember these answers for the script even without asking (as an asked submission does). */
-  remember?: boolean;
-}
+/**
+ * The argument object. `dependency`: Slurm `--dependency`, e.g. `afterok:123` (asked for by Submit
+ * Job with Options…, never remembered). `ask`: ask the user (default for a Uri or no argument:
+ * `missing`; for an argument object: `none`). `remember`: remember these answers for the script
+ * even without asking (as an asked submission does). `uri`: a Uri, a URI string or a local path.
+ */
+const SUBMIT_ARGS = {
+  uri: (v: unknown) => uriArg(v) ?? (text(v) ? toUri(String(v)) : undefined),
+  profile: text, system: text, workingDirectory: text, account: text, partition: text, reservation: text, dependency: text,
+  env: textRecord, ask: oneOf('none', 'missing', 'all'), remember: flag,
+};
+export type SubmitArgs = Read<typeof SUBMIT_ARGS>;
 
-function toUri(u: vscode.Uri | string): vscode.Uri {
-  return typeof u === 'string' ? (/^[a-z][\w+.-]*:/i.test(u) ? vscode.Uri.parse(u) : vscode.Uri.file(u)) : u;
+function toUri(u: string): vscode.Uri {
+  return /^[a-z][\w+.-]*:/i.test(u) ? vscode.Uri.parse(u) : vscode.Uri.file(u);
 }
 
 export async function submitJob(services: ExtensionServices, jobs: JobsViewControl, provenance: ProvenanceStore, arg?: unknown): Promise<JobRef | undefined> {
   // From the editor title / explorer the argument is the file's Uri; from tests an options object.
-  const isUri = arg instanceof vscode.Uri;
-  const args: SubmitArgs | undefined = !isUri && arg && typeof arg === 'object' ? arg : undefined;
+  const args = record(arg) ? fields(arg, SUBMIT_ARGS) : undefined;
   const ask = args ? (args.ask ?? 'none') : 'missing';
-  const uri = isUri ? arg : args?.uri ? toUri(args.uri) : vscode.window.activeTextEditor?.document.uri;
+  const uri = uriArg(arg) ?? args?.uri ?? vscode.window.activeTextEditor?.document.uri;
   if (!uri) throw new Error('Open a batch script (a shell script with #SBATCH lines) to submit it.');
 
   const doc = await vscode.workspace.openTextDocument(uri);

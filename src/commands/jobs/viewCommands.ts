@@ -1,4 +1,5 @@
 /** The Jobs view's title and error-node actions: refresh, all users, filter, retry. */
+import { fields, text } from '../../common/commandArgs';
 import * as vscode from 'vscode';
 import type { Log } from '../../common/services';
 import type { JobsViewControl } from '../../common/viewControls';
@@ -19,16 +20,16 @@ export function registerJobsViewCommands(jobs: JobsViewControl, log: Log): vscod
         { label: 'Partition', value: 'partition' },
         { label: 'Name', value: 'name', description: 'runs of the same script side by side' },
       ];
-      const value = typeof arg === 'string' ? arg : (await vscode.window.showQuickPick(choices.map((c) => ({ ...c, picked: c.value === current, detail: c.value === current ? 'now' : undefined })), { title: 'Group jobs by' }))?.value;
+      const value = text(arg) ?? (await vscode.window.showQuickPick(choices.map((c) => ({ ...c, picked: c.value === current, detail: c.value === current ? 'now' : undefined })), { title: 'Group jobs by' }))?.value;
       if (!value || !choices.some((c) => c.value === value)) return;
       // A setting, so that the choice is remembered (and can differ per workspace).
       await config.update('groupBy', value === 'state' ? undefined : value, vscode.ConfigurationTarget.Global);
     }),
     registerCommand('firecrest.jobs.filter', log, async (arg?: unknown) => {
       // `{account?, name?}` from scripts and tests; otherwise ask.
-      if (arg && typeof arg === 'object' && ('account' in arg || 'name' in arg)) {
-        const { account, name } = arg as { account?: string; name?: string };
-        jobs.setFilter({ account, name });
+      const given = fields(arg, { account: text, name: text });
+      if (given.account !== undefined || given.name !== undefined) {
+        jobs.setFilter(given);
         return;
       }
       const current = jobs.filter;

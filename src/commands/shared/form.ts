@@ -3,6 +3,7 @@
  * user types. A field given in the command's argument skips its box but passes the same check, so
  * scripted calls (and tests) go through the same rules as typed answers.
  */
+import { record } from '../../common/commandArgs';
 import * as vscode from 'vscode';
 import { InvalidInputError } from '../../core/errors';
 
@@ -43,5 +44,5 @@ export async function runForm(title: string, fields: FormField[], given: Readonl
 
 /** The argument as a plain record (tree nodes and argument objects alike). */
 export function argRecord(arg: unknown): Record<string, unknown> {
-  return arg && typeof arg === 'object' && !(arg instanceof vscode.Uri) ? (arg as Record<string, unknown>) : {};
+  return record(arg) ?? {};
 }

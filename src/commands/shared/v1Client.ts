@@ -1,4 +1,5 @@
 /** Which API v1 connection a v1-only command acts on: the one named, else the only one, else a pick. */
+import { fields, text } from '../../common/commandArgs';
 import * as vscode from 'vscode';
 import { hasV1Extras, type FirecrestApi, type V1Extras } from '../../core/api';
 import type { FirecrestClient } from '../../core/client';
@@ -38,9 +39,7 @@ export async function v1Client(services: ExtensionServices, profile: string | un
 
 /** The system named by a tree node (`System` object or name) or an argument. */
 export function systemName(v: unknown): string | undefined {
-  if (typeof v === 'string') return v;
-  if (v && typeof v === 'object' && typeof (v as { name?: unknown }).name === 'string') return (v as { name: string }).name;
-  return undefined;
+  return text(v) ?? fields(v, { name: text }).name;
 }
 
 export async function pickSystem(services: ExtensionServices, profile: string, given: unknown): Promise<string | undefined> {

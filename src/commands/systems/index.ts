@@ -1,4 +1,5 @@
 /** The Systems view's actions: refresh, retry an error node, open a filesystem as a remote folder. */
+import { fields, text } from '../../common/commandArgs';
 import * as vscode from 'vscode';
 import type { ExtensionServices } from '../../common/services';
 import type { SystemsViewControl } from '../../common/viewControls';
@@ -10,10 +11,10 @@ export function registerSystemsCommands(services: ExtensionServices, systems: Sy
     registerCommand('firecrest.systems.refresh', log, () => systems.refresh()),
     registerCommand('firecrest.systems.retry', log, (node?: unknown) => systems.retry(node)),
     registerCommand('firecrest.systems.openFilesystem', log, async (node?: unknown) => {
-      const n = node as { profile?: string; system?: string; fs?: { path?: string } } | undefined;
-      if (!n?.system || !n.fs?.path) throw new Error('Choose a filesystem in the Systems view.');
+      const n = fields(node, { profile: text, system: text, fs: (v) => fields(v, { path: text }).path });
+      if (!n.system || !n.fs) throw new Error(vscode.l10n.t('Choose a filesystem in the Systems view.'));
       // The file system feature owns opening; it takes {system, path, profile}.
-      return vscode.commands.executeCommand('firecrest.openRemoteFolder', { system: n.system, path: n.fs.path, profile: n.profile });
+      return vscode.commands.executeCommand('firecrest.openRemoteFolder', { system: n.system, path: n.fs, profile: n.profile });
     }),
   ];
   services.testSeam.expose('systemsTree', () => systems.snapshot());

@@ -86,8 +86,8 @@ export class NetworkError extends UnavailableError {
    * most likely without reading the request. Not proof: only requests that are safe to send twice
    * go again at once; a submission is looked for first, and sent again only when it is not there.
    */
-  constructor(message: string, readonly notSent: boolean, readonly permanent: boolean, cause: unknown, route: string, readonly closedIdle = false) {
-    super(message, { cause, route });
+  constructor(message: string, readonly notSent: boolean, readonly permanent: boolean, cause: unknown, route: string, readonly closedIdle = false, origin?: string) {
+    super(message, { cause, route, origin });
   }
 }
 
@@ -248,7 +248,7 @@ export class Transport {
     const hint = tls ? ' (the server certificate is not trusted: set the profile\'s caFile to the site CA)' : '';
     const stale = !answered && closedWhileIdle(e, (port) => this.lastData.get(port)?.at);
     if (stale) this.opts.logger.debug(`${req.route}: the server closed the connection, which had been idle, before answering`);
-    return new NetworkError(`Cannot reach ${req.url.origin} (${req.route}): ${code ? `${code} ` : ''}${what}${hint}`, NOT_SENT_CODES.has(code), tls, e, req.route, stale);
+    return new NetworkError(`Cannot reach ${req.url.origin} (${req.route}): ${code ? `${code} ` : ''}${what}${hint}`, NOT_SENT_CODES.has(code), tls, e, req.route, stale, req.url.origin);
   }
 
   /**

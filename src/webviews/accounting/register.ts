@@ -7,6 +7,7 @@ import { registerCommand } from '../../common/commandWrapper';
 import type { ExtensionServices } from '../../common/services';
 import type { AccountingForm } from '../protocol';
 import type { AccountingPanel } from './accountingPanel';
+import { fields, text } from '../../common/commandArgs';
 import { PanelSlot } from '../panelSlot';
 import { ACCOUNTING_PANEL, ACCOUNTING_VIEW_TYPE } from './descriptor';
 
@@ -15,11 +16,9 @@ const panelModule = () => import('./accountingPanel.js');
 
 /** `{system, profile}` or a Systems tree node (`{kind: 'system', profile, system: {name}}`). */
 export function presetFromArg(arg: unknown): Partial<AccountingForm> | undefined {
-  if (!arg || typeof arg !== 'object') return undefined;
-  const o = arg as { profile?: unknown; system?: unknown };
-  const system = typeof o.system === 'string' ? o.system : o.system && typeof o.system === 'object' ? (o.system as { name?: unknown }).name : undefined;
-  if (typeof system !== 'string') return undefined;
-  return { system, ...(typeof o.profile === 'string' ? { profile: o.profile } : {}) };
+  const o = fields(arg, { profile: text, system: (v) => text(v) ?? fields(v, { name: text }).name });
+  if (!o.system) return undefined;
+  return { system: o.system, ...(o.profile ? { profile: o.profile } : {}) };
 }
 
 export function registerAccounting(services: ExtensionServices): vscode.Disposable {
