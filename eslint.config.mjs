@@ -7,6 +7,10 @@ import tseslint from 'typescript-eslint';
 const SHARED = ['core', 'common', 'connections'];
 const features = readdirSync(new URL('./src', import.meta.url), { withFileTypes: true }).filter((d) => d.isDirectory() && !SHARED.includes(d.name)).map((d) => d.name);
 
+/** A literal with a word in it (two letters), and one with a phrase (a word, a space, a letter). */
+const WORDS = '/[A-Za-z]{2}/';
+const PHRASE = '/[A-Za-z]{2,} [A-Za-z]/';
+
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', 'test-results/**', '**/*.mjs', '**/*.cjs', '**/*.js', 'webview-ui/**/*.d.ts'] },
   js.configs.recommended,
@@ -30,10 +34,24 @@ export default tseslint.config(
     rules: {
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
       'max-lines': ['error', { max: 300, skipBlankLines: true, skipComments: true }],
-      // Words shown to the user are localised: a message or a button given as a literal is an error.
+    },
+  },
+  {
+    // Words shown to the user are localised (vscode.l10n.t, bundled in l10n/): a message, a button,
+    // an error, a title, a prompt, a tooltip or a tree label given as a literal is an error. The
+    // client core (plain Node, no VS Code) words its errors itself.
+    files: ['src/**/*.ts'],
+    ignores: ['src/core/**'],
+    rules: {
       'no-restricted-syntax': ['error',
         { selector: 'CallExpression[callee.property.name=/^show(Information|Warning|Error)Message$/] > :first-child:matches(Literal, TemplateLiteral)', message: 'A message shown to the user goes through vscode.l10n.t.' },
         { selector: 'CallExpression[callee.property.name=/^show(Information|Warning|Error)Message$/] > Literal.arguments', message: 'A button shown to the user goes through vscode.l10n.t.' },
+        { selector: `NewExpression[callee.name='FsError'] > :matches(Literal[value=${WORDS}], TemplateLiteral:has(TemplateElement[value.raw=${WORDS}])).arguments:nth-child(2)`, message: 'An error message goes through vscode.l10n.t (its first argument is a code).' },
+        { selector: `NewExpression[callee.name=/^(?!FsError$)\\w*Error$/] > :matches(Literal[value=${WORDS}], TemplateLiteral:has(TemplateElement[value.raw=${WORDS}])).arguments:first-child`, message: 'An error message goes through vscode.l10n.t.' },
+        { selector: `Property[key.name=/^(title|placeHolder|prompt|tooltip|message)$/] > :matches(Literal[value=${WORDS}], TemplateLiteral:has(TemplateElement[value.raw=${WORDS}])).value`, message: 'A title, prompt or tooltip goes through vscode.l10n.t.' },
+        { selector: `Property[key.name=/^(label|description|detail)$/] > :matches(Literal[value=${PHRASE}], TemplateLiteral:has(TemplateElement[value.raw=${PHRASE}])).value`, message: 'A label or description in words goes through vscode.l10n.t.' },
+        { selector: `AssignmentExpression[left.property.name=/^(label|description|detail|tooltip|title|placeholder|prompt|message)$/] > :matches(Literal[value=${PHRASE}], TemplateLiteral:has(TemplateElement[value.raw=${PHRASE}])).right`, message: 'Words shown to the user go through vscode.l10n.t.' },
+        { selector: `NewExpression[callee.property.name='TreeItem'] > :matches(Literal[value=${PHRASE}], TemplateLiteral:has(TemplateElement[value.raw=${PHRASE}])).arguments:first-child`, message: 'A tree label in words goes through vscode.l10n.t.' },
       ],
     },
   },

@@ -27,7 +27,7 @@ import type { ConnectionService } from '../src/common/services';
 import { JobsModel } from '../src/views/jobs/jobsModel';
 import { JobsProvider } from '../src/views/jobs/jobsProvider';
 import type { JobsNode } from '../src/views/jobs/jobsNodes';
-import { OutputStreamer } from '../src/commands/jobs/outputStreamer';
+import { OutputStreamer } from '../src/jobs/outputStreamer';
 import { target } from '../test/support/target';
 import { emitTable } from './report.cjs';
 

@@ -64,6 +64,8 @@ const SHARED = {
   'src/core/transfer/transferDeps.ts': 'shared',
   'src/webviews/transfers/descriptor.ts': 'shared',
   'src/common/transferJobs.ts': 'shared',
+  // Localised words of the modules free of vscode: one copy, configured once with the bundle at activation.
+  '@vscode/l10n': 'l10n',
   // The webview panel base, loaded with the first panel host (accounting or transfers).
   'src/webviews/panelHost.ts': 'webviews',
   'src/webviews/html.ts': 'webviews',
@@ -75,7 +77,7 @@ const SHARED = {
   tar: 'tar',
 };
 /** Bundles loaded at activation; the others load on first use and activation may not require them. */
-const EAGER = new Set(['extension', 'shared']);
+const EAGER = new Set(['extension', 'shared', 'l10n']);
 const bundleFile = (name) => `./extension-${name}.js`;
 const isBundleFile = /^\.\/extension-[\w-]+\.js$/;
 const packages = Object.keys(SHARED).filter((k) => !k.startsWith('src/'));

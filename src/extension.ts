@@ -3,10 +3,11 @@
  * context.subscriptions. No logic here, and nothing slow: the network is first touched when a view
  * or command needs a client, or by the deferred first connect after activation.
  */
+import * as l10n from '@vscode/l10n';
 import * as vscode from 'vscode';
 import { registerAccountsProvider } from './commands/connection/accountsProvider';
 import { registerConnectionCommands } from './commands/connection/index';
-import { registerJobCommands } from './commands/jobs/index';
+import { registerJobCommands } from './jobs/register';
 import { registerSystemsCommands } from './commands/systems/index';
 import { registerFileCommands } from './commands/files/index';
 import { registerV1Commands } from './commands/siteTools';
@@ -40,6 +41,8 @@ import { messageOf } from './core/errors';
 
 export async function activate(context: vscode.ExtensionContext): Promise<FirecrestExtensionApi> {
   const started = performance.now();
+  // The modules free of `vscode` (testable in plain Node) word things through @vscode/l10n: the same bundle.
+  l10n.config({ contents: vscode.l10n.bundle ?? {} });
   const { log, channel } = OutputLog.create();
   context.subscriptions.push(channel);
 

@@ -2,6 +2,7 @@
  * The words and icons of a job row. Pure functions (no `vscode`), so the 10,000-job benchmark and
  * the tooltip share them with the tree.
  */
+import * as l10n from '@vscode/l10n';
 import type { Job } from '../core/model';
 import { explainPendingReason } from './pendingReasons';
 import { isTransferJob } from './transferJobs';
@@ -14,12 +15,16 @@ export function groupOf(job: Job): JobGroup {
   return stateGroup(job);
 }
 
-export const GROUP_LABEL: Record<JobGroup, string> = {
-  running: 'Running',
-  pending: 'Pending',
-  finished: 'Recently finished',
-  transfers: 'Transfers and searches',
-};
+/** A group's label in the display language (read when a tree renders, after l10n is configured). */
+export function groupLabel(group: JobGroup): string {
+  const labels: Record<JobGroup, string> = {
+    running: l10n.t('Running'),
+    pending: l10n.t('Pending'),
+    finished: l10n.t('Recently finished'),
+    transfers: l10n.t('Transfers and searches'),
+  };
+  return labels[group];
+}
 
 /** Slurm-like: `12:03`, `1:00:00`, `2-03:04:05`. */
 export function formatDuration(seconds: number): string {
@@ -103,7 +108,7 @@ function describeStatus(job: Job, nowSeconds: number): string {
       const el = elapsedOf(job, nowSeconds);
       const elapsed = el === undefined ? '?' : formatDuration(el);
       let text = job.timeLimitSeconds ? `${elapsed} / ${formatDuration(job.timeLimitSeconds)}` : elapsed;
-      if (el !== undefined && job.timeLimitSeconds && el >= NEAR_LIMIT * job.timeLimitSeconds) text += ` ⚠ ${Math.min(100, Math.floor((100 * el) / job.timeLimitSeconds))}% of limit`;
+      if (el !== undefined && job.timeLimitSeconds && el >= NEAR_LIMIT * job.timeLimitSeconds) text += ` ⚠ ${l10n.t('{0}% of limit', Math.min(100, Math.floor((100 * el) / job.timeLimitSeconds)))}`;
       return job.stateClass === 'running' && baseState(job) === 'RUNNING' ? text : `${text} · ${baseState(job)}`;
     }
     case 'pending':
@@ -147,7 +152,7 @@ export function iconOf(job: Job): IconSpec {
 /** How a finished job ended, in one sentence (notifications, the follower's last line). */
 export function endingOf(job: Job): string {
   const state = baseState(job);
-  const code = job.exitCode !== undefined ? ` with exit code ${job.exitCode}` : '';
+  const code = job.exitCode !== undefined ? l10n.t(' with exit code {0}', job.exitCode) : '';
   const sig = job.signal ? ` (signal ${job.signal})` : '';
   return `${state.toLowerCase()}${code}${sig}`;
 }
@@ -171,7 +176,7 @@ export function jobTooltip(job: Job, system: string, nowSeconds = Date.now() / 1
     where && escapeCell(where),
     job.workingDirectory && `in \`${job.workingDirectory.replace(/`/g, "'")}\``,
     pendingText(job),
-    '*Show Job Details* for everything.',
+    l10n.t('*Show Job Details* for everything.'),
   ].filter(Boolean);
   return lines.join('  \n');
 }
@@ -189,22 +194,22 @@ export function jobMarkdownTable(job: Job, system: string): string {
     ['System', system],
     ['State', job.state],
     ['Reason', job.reason && [job.reason, explainPendingReason(job.reason)?.why].filter(Boolean).join(': ')],
-    ['Exit code', job.exitCode],
+    [l10n.t('Exit code'), job.exitCode],
     ['Signal', job.signal],
     ['User', job.user],
     ['Group', job.group],
     ['Account', job.account],
     ['Partition', job.partition],
     ['Nodes', job.nodes],
-    ['Node count', job.nodeCount],
+    [l10n.t('Node count'), job.nodeCount],
     ['Cluster', job.cluster],
     ['Priority', job.priority],
     ['Submitted', when(job.submitTime)],
     ['Started', when(job.startTime)],
     ['Ended', when(job.endTime)],
     ['Elapsed', job.elapsedSeconds === undefined ? undefined : formatDuration(job.elapsedSeconds)],
-    ['Time limit', job.timeLimitSeconds === undefined ? undefined : formatDuration(job.timeLimitSeconds)],
-    ['Working directory', job.workingDirectory],
+    [l10n.t('Time limit'), job.timeLimitSeconds === undefined ? undefined : formatDuration(job.timeLimitSeconds)],
+    [l10n.t('Working directory'), job.workingDirectory],
     ['Output', job.stdoutPath],
     ['Error', job.stderrPath],
   ];
@@ -217,5 +222,5 @@ export function jobMarkdownTable(job: Job, system: string): string {
 export function stateInWords(j: Job, me?: { id: string; name: string }): string {
   const by = /^(\S+) by (\d+)$/.exec(j.state);
   if (!by) return j.state;
-  return `${by[1]} by ${me && String(me.id) === by[2] ? `you (${me.name})` : `user ${by[2]}`}`;
+  return me && String(me.id) === by[2] ? l10n.t('{0} by you ({1})', by[1], me.name) : l10n.t('{0} by user {1}', by[1], by[2]);
 }

@@ -41,7 +41,7 @@ export function readProfiles(onInvalid?: (why: string) => void): ConnectionProfi
     if (typeof p === 'string') {
       onInvalid?.(p);
     } else if (seen.has(p.name)) {
-      onInvalid?.(`Connection "${p.name}" is defined twice; the first one is used.`);
+      onInvalid?.(vscode.l10n.t('Connection "{0}" is defined twice; the first one is used.', p.name));
     } else {
       seen.add(p.name);
       out.push(p);
@@ -52,13 +52,13 @@ export function readProfiles(onInvalid?: (why: string) => void): ConnectionProfi
 
 /** A profile, or a reason why the value is not one. Unknown keys (e.g. a pasted secret) are dropped. */
 export function normalizeProfile(item: unknown): ConnectionProfile | string {
-  if (!item || typeof item !== 'object') return 'A connection entry is not an object.';
+  if (!item || typeof item !== 'object') return vscode.l10n.t('A connection entry is not an object.');
   const o = item as Record<string, unknown>;
   const str = (k: string): string | undefined => (typeof o[k] === 'string' && o[k] !== '' ? o[k] : undefined);
   const name = str('name')?.trim();
   const url = str('url')?.trim();
-  if (!name) return 'A connection has no name.';
-  if (!url) return `Connection "${name}" has no url.`;
+  if (!name) return vscode.l10n.t('A connection has no name.');
+  if (!url) return vscode.l10n.t('Connection "{0}" has no url.', name);
   const api = str('apiVersion') as ApiVersionSetting | undefined;
   const method = str('clientAuthMethod');
   const profile: ConnectionProfile = {
@@ -73,7 +73,7 @@ export function normalizeProfile(item: unknown): ConnectionProfile | string {
   }
   if (method === 'client_secret_basic' || method === 'client_secret_post') profile.clientAuthMethod = method;
   if (str('auth') === 'oidc') {
-    if (!profile.issuer || !profile.clientId) return `Connection "${name}" signs in through OpenID Connect ("auth": "oidc") and needs "issuer" and "clientId".`;
+    if (!profile.issuer || !profile.clientId) return vscode.l10n.t('Connection "{0}" signs in through OpenID Connect ("auth": "oidc") and needs "issuer" and "clientId".', name);
     profile.auth = 'oidc';
   }
   if (o.insecureSkipTlsVerify === true) profile.insecureSkipTlsVerify = true;

@@ -6,6 +6,7 @@
  * routes Cancel, Retry and Resume to whoever can do them. Types only from `vscode`: unit tests run
  * it without a VS Code.
  */
+import * as l10n from '@vscode/l10n';
 import type * as vscode from 'vscode';
 import type { Progress } from '../core/model';
 
@@ -98,7 +99,7 @@ export interface TransferEventsOptions {
 }
 
 const STORE_KEY = 'firecrest.transfers';
-const INTERRUPTED = 'Interrupted: the window was closed or reloaded while it ran.';
+const interrupted = (): string => l10n.t('Interrupted: the window was closed or reloaded while it ran.');
 
 function describeError(error: unknown): string {
   return error instanceof Error ? error.message : typeof error === 'string' ? error : 'failed';
@@ -137,7 +138,7 @@ export class TransferEvents {
     for (const r of options.store?.get<TransferRecord[]>(STORE_KEY, []) ?? []) {
       if (!r || typeof r.id !== 'number') continue;
       // Running when the window went away: it did not finish.
-      const record = r.state === 'running' ? { ...r, state: 'failed' as const, error: INTERRUPTED, endedAt: r.endedAt ?? r.startedAt } : r;
+      const record = r.state === 'running' ? { ...r, state: 'failed' as const, error: interrupted(), endedAt: r.endedAt ?? r.startedAt } : r;
       this.records.set(record.id, record);
       this.next = Math.max(this.next, record.id + 1);
     }
@@ -244,12 +245,12 @@ export class TransferEvents {
    */
   async retry(id: number, resume = false): Promise<void> {
     const r = this.records.get(id);
-    if (!r) throw new Error(`There is no transfer ${id}.`);
-    if (r.state === 'running') throw new Error('The transfer is still running.');
+    if (!r) throw new Error(l10n.t('There is no transfer {0}.', id));
+    if (r.state === 'running') throw new Error(l10n.t('The transfer is still running.'));
     const runner = this.runners.get(r.kind);
     const closure = this.live.get(id)?.retry;
-    if (resume && !runner?.canResume?.(r)) throw new Error('This transfer cannot be resumed: no parts of it are kept. Retry it instead.');
-    if (!resume && !closure && !runner?.canRetry(r)) throw new Error('This transfer cannot be run again from here.');
+    if (resume && !runner?.canResume?.(r)) throw new Error(l10n.t('This transfer cannot be resumed: no parts of it are kept. Retry it instead.'));
+    if (!resume && !closure && !runner?.canRetry(r)) throw new Error(l10n.t('This transfer cannot be run again from here.'));
     const key = this.transferKey(r);
     this.replacing.set(key, id);
     try {

@@ -12,14 +12,14 @@ const MiB = 1024 * 1024;
 
 function describe(p: Progress): string {
   if (p.bytesTotal && p.bytesDone !== undefined && p.phase !== 'waiting' && p.phase !== 'verifying') {
-    const parts = p.partsTotal && p.partsTotal > 1 ? `, part ${p.partsDone ?? 0}/${p.partsTotal}` : '';
+    const parts = p.partsTotal && p.partsTotal > 1 ? `, ${vscode.l10n.t('part {0}/{1}', p.partsDone ?? 0, p.partsTotal)}` : '';
     const rate = p.rate ? `, ${(p.rate / MiB).toFixed(1)} MiB/s` : '';
-    const eta = p.eta !== undefined && p.rate ? `, ${Math.ceil(p.eta)} s left` : '';
-    return `${(p.bytesDone / MiB).toFixed(1)} of ${(p.bytesTotal / MiB).toFixed(1)} MiB${parts}${rate}${eta}`;
+    const eta = p.eta !== undefined && p.rate ? `, ${vscode.l10n.t('{0} s left', Math.ceil(p.eta))}` : '';
+    return `${vscode.l10n.t('{0} of {1} MiB', (p.bytesDone / MiB).toFixed(1), (p.bytesTotal / MiB).toFixed(1))}${parts}${rate}${eta}`;
   }
-  if (p.phase === 'waiting') return p.message ?? 'waiting for the transfer job';
-  if (p.phase === 'verifying') return 'comparing SHA-256 with the server';
-  if (p.phase === 'completing') return 'completing the upload';
+  if (p.phase === 'waiting') return p.message ?? vscode.l10n.t('waiting for the transfer job');
+  if (p.phase === 'verifying') return vscode.l10n.t('comparing SHA-256 with the server');
+  if (p.phase === 'completing') return vscode.l10n.t('completing the upload');
   return p.message ?? p.phase;
 }
 
@@ -55,7 +55,7 @@ export async function withTransferProgress<T>(
       shownPercent = Math.max(shownPercent, percent);
     };
     try {
-      if (ac.signal.aborted) throw new CancelledError('Cancelled');
+      if (ac.signal.aborted) throw new CancelledError(vscode.l10n.t('Cancelled'));
       const result = await task({ signal: ac.signal, onProgress });
       handle?.end();
       return result;

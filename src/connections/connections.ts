@@ -1,11 +1,11 @@
 /**
  * The ConnectionService: profiles from the settings, their credentials (credentials.ts), and ONE
  * client per profile, created lazily and single-flight, rebuilt when the profile changes and
- * disposed on sign-out or removal; whether each server answers (liveness.ts). Validation (add,
+ * disposed on sign-out or removal; its client's options (clientOptions.ts); whether each server
+ * answers (serverAnswers.ts). Validation (add,
  * sign in) goes through a throw-away client so that nothing is saved unless a token was obtained
  * and the systems could be listed.
  */
-/* eslint-disable max-lines -- the connection service is one state machine per profile (entries, states, clients, sign-in and sign-out); its credentials, liveness probe and OIDC revocation are files of their own */
 import * as vscode from 'vscode';
 import type { ClientEvents, ClientOptions, FirecrestClient } from '../core/client';
 import { messageOf, NotSupportedError, UnauthorizedError } from '../core/errors';
@@ -16,7 +16,8 @@ import type { OidcIdentity, OidcTokens } from '../core/auth/oidc';
 import { deleteProfile, isOidc, needsSecret, PROFILES_SETTING, readProfiles, saveProfile } from '../common/profiles';
 import type { ConnectionInfo, ConnectionService, ConnectionState, Log } from '../common/services';
 import { CredentialStore } from './credentials';
-import { Liveness, PROBE_TIMEOUT_MS } from './liveness';
+import { clientOptions, type SessionStore } from './clientOptions';
+import { ServerAnswers } from './serverAnswers';
 import { revokeAtProvider } from './revokeSignIn';
 
 export type ClientFactory = (options: ClientOptions, events?: ClientEvents) => Promise<FirecrestClient>;
@@ -50,8 +51,9 @@ export class Connections extends Disposable implements ConnectionService {
   readonly onDidEndSession = this._onDidEndSession.event;
   private entries = new Map<string, Entry>();
   private readonly credentials: CredentialStore;
-  /** Whether each profile's server answers (probes stop on dispose). */
-  private readonly liveness = new Liveness();
+  /** Whether each profile's server answers, from its client's requests and probes. */
+  private readonly answers: ServerAnswers<Entry>;
+  private readonly sessions: SessionStore;
   /** Bumped on every reload so a connect that finishes after a change is discarded. */
   private generation = 0;
 
@@ -63,6 +65,12 @@ export class Connections extends Disposable implements ConnectionService {
   ) {
     super();
     this.credentials = new CredentialStore(secrets);
+    this.sessions = { credentials: this.credentials, secretRegistry, signInEnded: (name, message) => void this.sessionEnded(name, message) };
+    this.answers = new ServerAnswers<Entry>({
+      get: (name) => this.entries.get(name),
+      setState: (entry, state) => this.setState(entry, state),
+      recovered: (name) => this._onDidRecover.fire(name),
+    }, log);
     this._register(
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration(PROFILES_SETTING)) void this.reload();
@@ -90,14 +98,8 @@ export class Connections extends Disposable implements ConnectionService {
    * Asks a profile's server now whether it answers (Retry on "Cannot reach"): true when it does.
    * An answer after an outage recovers the profile (the views refresh); none keeps it "reconnecting".
    */
-  async checkNow(name: string): Promise<boolean> {
-    const entry = this.entries.get(name);
-    const client = await entry?.client?.catch(() => undefined);
-    if (!entry || !client) return false;
-    const up = await client.ping({ timeoutMs: PROBE_TIMEOUT_MS, signal: this.liveness.signal });
-    if (this.entries.get(name) === entry) this.answered(name, up);
-    if (!up) this.probe(name);
-    return up;
+  checkNow(name: string): Promise<boolean> {
+    return this.answers.checkNow(name);
   }
 
   defaultProfileName(): string | undefined {
@@ -169,7 +171,7 @@ export class Connections extends Disposable implements ConnectionService {
   /** Gets a token and lists systems with a throw-away client; throws a user-readable error otherwise. */
   async validate(profile: ConnectionProfile, secret: string | undefined, signedIn?: OidcTokens): Promise<Validation> {
     this.secretRegistry.add(secret);
-    const client = await this.createClient(this.options(profile, secret, signedIn), this.events(profile.name));
+    const client = await this.createClient(this.options(profile, secret, signedIn), this.answers.events(profile.name));
     try {
       const systems = await client.systems();
       const serverVersion = await client.serverVersion().catch(() => undefined);
@@ -208,7 +210,7 @@ export class Connections extends Disposable implements ConnectionService {
     const profile = this.entry(name).profile;
     const secret = signedIn?.refreshToken ?? given ?? (needsSecret(profile) ? await this.credentials.secret(name) : undefined);
     if (needsSecret(profile) && secret === undefined) {
-      throw new UnauthorizedError(isOidc(profile) ? `Not signed in to "${name}": sign in through the browser.` : `No credentials are kept for "${name}": sign in with its client secret.`);
+      throw new UnauthorizedError(isOidc(profile) ? vscode.l10n.t('Not signed in to "{0}": sign in through the browser.', name) : vscode.l10n.t('No credentials are kept for "{0}": sign in with its client secret.', name));
     }
     const result = await this.validate(profile, secret, signedIn);
     if (signedIn) await this.credentials.storeIdentity(name, signedIn.identity);
@@ -286,7 +288,7 @@ export class Connections extends Disposable implements ConnectionService {
   }
 
   override dispose(): void {
-    this.liveness.dispose();
+    this.answers.dispose();
     for (const e of this.entries.values()) this.release(e);
     this.entries.clear();
     super.dispose();
@@ -298,8 +300,8 @@ export class Connections extends Disposable implements ConnectionService {
     if (!entry) {
       throw new UnauthorizedError(
         name === undefined
-          ? 'No FirecREST connection is configured: run "FirecREST: Add Connection…".'
-          : `There is no FirecREST connection named "${name}".`,
+          ? vscode.l10n.t('No FirecREST connection is configured: run "FirecREST: Add Connection…".')
+          : vscode.l10n.t('There is no FirecREST connection named "{0}".', name),
       );
     }
     return entry;
@@ -310,11 +312,11 @@ export class Connections extends Disposable implements ConnectionService {
     try {
       const secret = needsSecret(entry.profile) ? await this.credentials.secret(name) : undefined;
       if (!entry.hasSecret || (needsSecret(entry.profile) && !secret)) {
-        throw new UnauthorizedError(`You are signed out of "${name}": run "FirecREST: Sign In".`);
+        throw new UnauthorizedError(vscode.l10n.t('You are signed out of "{0}": run "FirecREST: Sign In".', name));
       }
       this.secretRegistry.add(secret);
       this.setState(entry, 'connecting');
-      const client = await this.createClient(this.options(entry.profile, secret), this.events(name));
+      const client = await this.createClient(this.options(entry.profile, secret), this.answers.events(name));
       // The first authenticated request: "connected" means the server answered it.
       const serverVersion = await client.serverVersion().catch(async (e: unknown) => {
         if (e instanceof NotSupportedError) return undefined;
@@ -324,10 +326,10 @@ export class Connections extends Disposable implements ConnectionService {
       if (this.entries.get(name) !== entry) {
         // Signed out, removed or changed while connecting: this client belongs to nobody.
         await client.dispose();
-        throw new UnauthorizedError(`The connection "${name}" changed while connecting; try again.`);
+        throw new UnauthorizedError(vscode.l10n.t('The connection "{0}" changed while connecting; try again.', name));
       }
       // A v1 server without F7T_GENERAL_INFORMATION reports none: shown as such, never guessed.
-      entry.serverVersion = serverVersion ?? (client.apiVersion === 'v1' ? 'version not reported' : undefined);
+      entry.serverVersion = serverVersion ?? (client.apiVersion === 'v1' ? vscode.l10n.t('version not reported') : undefined);
       this.setState(entry, 'connected');
       this.log.info(`Connected to "${name}" (${client.apiVersion}${serverVersion ? `, server ${serverVersion}` : client.apiVersion === 'v1' ? ', the server reports no version: its 1.16 features are probed' : ''}).`);
       return client;
@@ -354,88 +356,9 @@ export class Connections extends Disposable implements ConnectionService {
   }
 
   private options(profile: ConnectionProfile, secret: string | undefined, signedIn?: OidcTokens): ClientOptions {
-    if (isOidc(profile)) {
-      const name = profile.name;
-      // A throw-away client (validation) keeps its rotated token to itself; the profile's client
-      // reads the stored one before each refresh, since another window may have rotated it.
-      let own = secret;
-      const stored = this.entries.get(name)?.profile === profile && secret !== undefined && !signedIn;
-      return {
-        profile,
-        oidcSession: {
-          refreshToken: async () => (stored ? await this.credentials.secret(name) : own),
-          onRefreshToken: async (t) => {
-            this.secretRegistry.add(t);
-            own = t;
-            if (stored) await this.credentials.storeSecret(name, t);
-          },
-          onSignInRequired: (e) => { if (stored) void this.sessionEnded(name, e.message); },
-          initial: signedIn,
-        },
-        logger: this.log.withTag(`client:${name}`),
-        userAgent: `firecrest-vscode/${vscode.version}`,
-      };
-    }
-    const viaToken = !profile.tokenUrl && !profile.tokenCommand;
-    return {
-      profile,
-      ...(viaToken ? { staticToken: secret } : { clientSecret: secret }),
-      logger: this.log.withTag(`client:${profile.name}`),
-      userAgent: `firecrest-vscode/${vscode.version}`,
-    };
-  }
-
-  /** A profile's server answered again (or did not): "reconnecting…" and back, announced once. */
-  private answered(name: string, yes: boolean): void {
-    const entry = this.entries.get(name);
-    if (!entry) return;
-    if (!yes && entry.state === 'connected') {
-      this.setState(entry, 'reconnecting');
-      this.log.warn(`"${name}" does not answer; trying again.`);
-    } else if (yes && entry.state === 'reconnecting') {
-      this.setState(entry, 'connected');
-      this.log.info(`"${name}" answers again.`);
-      this._onDidRecover.fire(name);
-    }
-  }
-
-  /** A request went unanswered: is the server there at all? (Liveness; one probe per profile at a time.) */
-  private probe(name: string): void {
-    const entry = this.entries.get(name);
-    if (!entry?.client) return;
-    const current = (): boolean => this.entries.get(name) === entry && !!entry.client && (entry.state === 'connected' || entry.state === 'reconnecting');
-    this.liveness.probe(name, {
-      ping: async (timeoutMs, signal) => {
-        const client = await entry.client;
-        return client ? client.ping({ timeoutMs, signal }) : false;
-      },
-      current,
-      answered: (up) => this.answered(name, up),
-    });
-  }
-
-  private events(name: string): ClientEvents {
-    const log = this.log.withTag(`http:${name}`);
-    // The status bar follows the server's answers: a request without an answer for a few seconds,
-    // or tried again because the server did not answer, starts a probe; a server that does not
-    // answer it turns a connected profile into "reconnecting…"; the next answer back into
-    // "connected", and the views refresh (onDidRecover).
-    return {
-      onRequest: (e) => {
-        log.debug(`${e.method} ${e.route} -> ${e.status ?? 'no answer'} in ${Math.round(e.durationMs)} ms${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}`);
-        // (No answer may also be a cancel: only the probe says "reconnecting".)
-        if (e.status !== undefined) this.answered(name, true);
-      },
-      onNoAnswerYet: (e) => {
-        log.debug(`${e.route}: no answer after ${Math.round(e.waitedMs / 1000)} s`);
-        this.probe(name);
-      },
-      onRetryWait: (e) => {
-        log.info(`${e.route}: ${e.reason === 'rate-limit' ? 'rate limited' : 'transient failure'}, retrying in ${Math.round(e.waitMs / 1000)} s (${e.attempt}/${e.maxAttempts})`);
-        if (e.reason === 'transient') this.probe(name);
-      },
-      onToken: (e) => log.debug(`new access token${e.expiresInSeconds ? ` (valid ${e.expiresInSeconds} s)` : ''}`),
-    };
+    // A throw-away client (validation) keeps its rotated token to itself.
+    const stored = this.entries.get(profile.name)?.profile === profile && secret !== undefined && !signedIn;
+    return clientOptions(profile, secret, { stored, signedIn }, this.sessions, this.log);
   }
 }
 

@@ -3,6 +3,7 @@
  * targets of symbolic links resolved by at most one extra (dereferenced) listing of the same
  * directory. Free of `vscode`: the type bits below have the values of `vscode.FileType`.
  */
+import * as l10n from '@vscode/l10n';
 import type { FirecrestApi } from '../core/api';
 import type { FileEntry, FileStat } from '../core/model';
 import type { FirecrestUri } from '../core/uri';
@@ -78,9 +79,9 @@ export async function fetchListing(api: FirecrestApi, dir: FirecrestUri): Promis
   // `ls` on a non-directory answers one entry named by the path as given. A link to a directory
   // shows up the same way (ls -l does not follow a link argument): ask again through the link.
   if (isSelfEntry(raw, dir.path)) {
-    if (raw[0].kind !== 'symlink') throw new FsError('FileNotADirectory', `${dir.path} is not a directory`);
+    if (raw[0].kind !== 'symlink') throw new FsError('FileNotADirectory', l10n.t('{0} is not a directory', dir.path));
     raw = await api.list(dir.system, dir.path + '/', { showHidden: true });
-    if (isSelfEntry(raw, dir.path)) throw new FsError('FileNotADirectory', `${dir.path} is not a directory`);
+    if (isSelfEntry(raw, dir.path)) throw new FsError('FileNotADirectory', l10n.t('{0} is not a directory', dir.path));
   }
   const entries = new Map<string, RemoteEntry>();
   let links = 0;

@@ -1,3 +1,4 @@
+import * as l10n from '@vscode/l10n';
 /**
  * The file-system failures the provider core raises itself (semantics VS Code asks for, such as
  * "exists" or "is a directory"). Kept free of `vscode` so the core runs in plain Node (bench);
@@ -31,10 +32,10 @@ const MiB = 1024 * 1024;
  * replaces the callers of this function; the wording stays in one spot until then.
  */
 export function tooLargeForDirectTransfer(path: string, size: number | undefined, limit: number): FsError {
-  const actual = size === undefined ? `more than ${mib(limit)}` : mib(size);
+  const actual = size === undefined ? l10n.t('more than {0}', mib(limit)) : mib(size);
   return new FsError(
     'TooLarge',
-    `${path}: file too large for direct transfer (${actual} > ${mib(limit)} limit); staged transfers come with a later update`,
+    l10n.t('{0}: file too large for direct transfer ({1} > {2} limit); staged transfers come with a later update', path, actual, mib(limit)),
   );
 }
 

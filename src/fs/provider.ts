@@ -109,7 +109,7 @@ export class FirecrestFileSystemProvider implements vscode.FileSystemProvider, v
   readonly onUnreachable = this.unreachable.event;
 
   readFile(uri: vscode.Uri): Promise<Uint8Array> {
-    return whenSlow(`Reading ${uri.path.slice(uri.path.lastIndexOf('/') + 1)} from the cluster…`, this.run('readFile', uri, (u) => this.core.readFile(u)));
+    return whenSlow(vscode.l10n.t('Reading {0} from the cluster…', uri.path.slice(uri.path.lastIndexOf('/') + 1)), this.run('readFile', uri, (u) => this.core.readFile(u)));
   }
 
   writeFile(uri: vscode.Uri, content: Uint8Array, options: { readonly create: boolean; readonly overwrite: boolean }): Promise<void> {
@@ -121,7 +121,7 @@ export class FirecrestFileSystemProvider implements vscode.FileSystemProvider, v
         throw e;
       },
     );
-    return whenSlow(`Saving ${uri.path.slice(uri.path.lastIndexOf('/') + 1)} to the cluster…`, saved);
+    return whenSlow(vscode.l10n.t('Saving {0} to the cluster…', uri.path.slice(uri.path.lastIndexOf('/') + 1)), saved);
   }
 
   /** Files whose last save failed while the server was away: saved again when it answers. */

@@ -30,7 +30,7 @@ export function registerFileSystem(services: ExtensionServices, largeFiles?: Lar
       clientFor: (profile) => connections.client(profile),
       directLimit: async (profile, system) => {
         const found = (await connections.systems(profile)).find((s) => s.name === system);
-        if (!found) throw new NotFoundError(`No system named ${system}`);
+        if (!found) throw new NotFoundError(vscode.l10n.t('No system named {0}', system));
         return found.maxDirectTransferSize > 0 ? found.maxDirectTransferSize : DEFAULT_DIRECT_LIMIT;
       },
       largeFiles,

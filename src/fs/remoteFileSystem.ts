@@ -4,6 +4,7 @@
  * listings are cached a few seconds with single-flight; writes go through a temporary file and a
  * move so a failed save never truncates the target.
  */
+import * as l10n from '@vscode/l10n';
 import { isProbed } from './probes';
 import type { FirecrestApi } from '../core/api';
 import { InvalidInputError, NotFoundError, PermissionDeniedError, TooLargeError } from '../core/errors';
@@ -61,7 +62,7 @@ async function verifySaved(api: FirecrestApi, file: FirecrestUri, data: Uint8Arr
   });
   const size = own?.size ?? (await api.stat(file.system, file.path)).size;
   if (size === data.byteLength) return own;
-  throw new FsError('Unavailable', `${file.path} on the cluster is not what was saved (${data.byteLength} bytes sent, ${size} arrived): the save did not complete, the editor keeps your text. Save again.`);
+  throw new FsError('Unavailable', l10n.t('{0} on the cluster is not what was saved ({1} bytes sent, {2} arrived): the save did not complete, the editor keeps your text. Save again.', file.path, data.byteLength, size));
 }
 
 export class RemoteFileSystem {
@@ -97,8 +98,8 @@ export class RemoteFileSystem {
     if (parentHint && dir.path !== '/') {
       const parent = this.listings.peek(key(dir.dirname), this.ttlMs);
       const self = parent?.entries.get(dir.basename);
-      if (parent && !self) throw new FsError('FileNotFound', `${dir.path}: no such file or directory`);
-      if (self && !(self.type & EntryType.Directory)) throw new FsError('FileNotADirectory', `${dir.path} is not a directory`);
+      if (parent && !self) throw new FsError('FileNotFound', l10n.t('{0}: no such file or directory', dir.path));
+      if (self && !(self.type & EntryType.Directory)) throw new FsError('FileNotADirectory', l10n.t('{0} is not a directory', dir.path));
     }
     return this.listings.get(key(dir), maxAgeMs, async () => {
       const started = Date.now();
@@ -145,7 +146,7 @@ export class RemoteFileSystem {
       // VS Code's own probes (.vscode, .git, ...) are answered from the listing: no request. Any
       // other name was asked for on purpose, maybe just created on the cluster (a job's output, an
       // attach result): the listing may predate it, so look once more.
-      if (isProbed(uri.path)) throw new FsError('FileNotFound', `${uri.path}: no such file or directory`);
+      if (isProbed(uri.path)) throw new FsError('FileNotFound', l10n.t('{0}: no such file or directory', uri.path));
       this.invalidate(uri.dirname);
       const again = await this.list(uri.dirname);
       return again.entries.get(uri.basename) ?? this.notListed(uri);
@@ -163,14 +164,14 @@ export class RemoteFileSystem {
       // The parent may be unreadable (group scratch roots are often --x) or outside the configured
       // file systems: ask about the entry itself.
       if (e instanceof PermissionDeniedError || e instanceof InvalidInputError) return this.statSingle(uri);
-      if (e instanceof FsError && e.code === 'FileNotADirectory') throw new FsError('FileNotFound', `${uri.path}: no such file or directory`);
+      if (e instanceof FsError && e.code === 'FileNotADirectory') throw new FsError('FileNotFound', l10n.t('{0}: no such file or directory', uri.path));
       throw e;
     }
     return parent.entries.get(uri.basename) ?? (isProbed(uri.path) ? this.notFound(uri) : this.notListed(uri));
   }
 
   private notFound(uri: FirecrestUri): never {
-    throw new FsError('FileNotFound', `${uri.path}: no such file or directory`);
+    throw new FsError('FileNotFound', l10n.t('{0}: no such file or directory', uri.path));
   }
 
   /**
@@ -213,7 +214,7 @@ export class RemoteFileSystem {
     // VS Code stats before reading, so this is normally served by the listing it just made; a
     // caller that did not (workspace.fs.readFile) pays one listing to learn the size first.
     const entry = await this.statForRead(uri);
-    if (entry.type & EntryType.Directory) throw new FsError('FileIsADirectory', `${uri.path} is a directory`);
+    if (entry.type & EntryType.Directory) throw new FsError('FileIsADirectory', l10n.t('{0} is a directory', uri.path));
     const large = this.opts.largeFiles;
     if (entry.size > limit) {
       if (large) return large.read(uri, entry.size);
@@ -245,9 +246,9 @@ export class RemoteFileSystem {
     const dir = uri.dirname;
     const parent = await this.listForWrite(dir);
     const entry = parent.entries.get(uri.basename);
-    if (entry && entry.type & EntryType.Directory) throw new FsError('FileIsADirectory', `${uri.path} is a directory`);
-    if (!entry && !flags.create) throw new FsError('FileNotFound', `${uri.path}: no such file or directory`);
-    if (entry && !flags.overwrite) throw new FsError('FileExists', `${uri.path} already exists`);
+    if (entry && entry.type & EntryType.Directory) throw new FsError('FileIsADirectory', l10n.t('{0} is a directory', uri.path));
+    if (!entry && !flags.create) throw new FsError('FileNotFound', l10n.t('{0}: no such file or directory', uri.path));
+    if (entry && !flags.overwrite) throw new FsError('FileExists', l10n.t('{0} already exists', uri.path));
     const limit = await this.directLimit(uri);
     const large = this.opts.largeFiles;
     if (data.byteLength > limit && !large) throw tooLargeForDirectTransfer(uri.path, data.byteLength, limit);
@@ -283,7 +284,7 @@ export class RemoteFileSystem {
 
   async createDirectory(uri: FirecrestUri): Promise<void> {
     const parent = await this.listForWrite(uri.dirname);
-    if (parent.entries.has(uri.basename)) throw new FsError('FileExists', `${uri.path} already exists`);
+    if (parent.entries.has(uri.basename)) throw new FsError('FileExists', l10n.t('{0} already exists', uri.path));
     const api = await this.api(uri);
     try {
       await api.mkdir(uri.system, uri.path, { parents: false });
@@ -298,7 +299,7 @@ export class RemoteFileSystem {
     const isRealDir = entry.type === EntryType.Directory;
     if (isRealDir && !opts.recursive) {
       const own = await this.list(uri, 0);
-      if (own.entries.size > 0) throw new FsError('NotEmpty', `${uri.path} is not empty`);
+      if (own.entries.size > 0) throw new FsError('NotEmpty', l10n.t('{0} is not empty', uri.path));
     }
     const api = await this.api(uri);
     try {
@@ -320,12 +321,12 @@ export class RemoteFileSystem {
 
   private async transfer(op: 'move' | 'copy', from: FirecrestUri, to: FirecrestUri, opts: { overwrite: boolean }): Promise<void> {
     if (from.system !== to.system || from.profile !== to.profile) {
-      throw new FsError('Unavailable', `${op === 'move' ? 'Moving' : 'Copying'} between systems is not supported (${from.system} -> ${to.system})`);
+      throw new FsError('Unavailable', l10n.t('{0} between systems is not supported ({1} -> {2})', op === 'move' ? 'Moving' : 'Copying', from.system, to.system));
     }
     const source = await this.stat(from);
     if (from.equals(to)) return;
     const existing = (await this.listForWrite(to.dirname)).entries.get(to.basename);
-    if (existing && !opts.overwrite) throw new FsError('FileExists', `${to.path} already exists`);
+    if (existing && !opts.overwrite) throw new FsError('FileExists', l10n.t('{0} already exists', to.path));
     const api = await this.api(from);
     try {
       // mv/cp onto an existing folder would put the source inside it; VS Code means "replace".
@@ -369,7 +370,7 @@ export class RemoteFileSystem {
       return await this.list(dir);
     } catch (e) {
       if (e instanceof NotFoundError || (e instanceof FsError && e.code === 'FileNotADirectory')) {
-        throw new FsError('FileNotFound', `${dir.path}: no such directory`, { cause: e });
+        throw new FsError('FileNotFound', l10n.t('{0}: no such directory', dir.path), { cause: e });
       }
       throw e;
     }

@@ -34,8 +34,8 @@ export function toFileSystemError(e: unknown, uri: vscode.Uri): vscode.FileSyste
   }
   if (isUnreachable(e)) {
     // In words: the socket's error code goes to the log (the provider logs the raw text).
-    const site = siteOfError(e) ?? 'the cluster';
-    return vscode.FileSystemError.Unavailable(`${cannotReach(site)}: it does not answer, and is tried again by itself (${uri.toString(true)})`);
+    const site = siteOfError(e) ?? vscode.l10n.t('the cluster');
+    return vscode.FileSystemError.Unavailable(vscode.l10n.t('{0}: it does not answer, and is tried again by itself ({1})', cannotReach(site), uri.toString(true)));
   }
   if (e instanceof NotFoundError) return vscode.FileSystemError.FileNotFound(text);
   if (e instanceof PermissionDeniedError) return vscode.FileSystemError.NoPermissions(text);

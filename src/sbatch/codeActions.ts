@@ -18,7 +18,7 @@ export class SbatchCodeActionProvider implements vscode.CodeActionProvider {
       if (d.source !== DIAGNOSTIC_SOURCE) continue;
       if (diagnosticCode(d) === 'unknown-directive') {
         const fix = misspelling(doc.getText(d.range));
-        if (fix) actions.push(action(`Change to '${fix}'`, doc, d.range, fix, d, true));
+        if (fix) actions.push(action(vscode.l10n.t('Change to \'{0}\'', fix), doc, d.range, fix, d, true));
         continue;
       }
       const problem = this.diagnostics.problemFor(doc.uri, d);

@@ -26,14 +26,14 @@ export class SbatchCodeLensProvider implements vscode.CodeLensProvider {
     const args = target ? { uri: doc.uri, profile: target.profile, system: target.system, ask: 'missing' } : doc.uri;
     return [
       new vscode.CodeLens(range, {
-        title: target ? `$(rocket) Submit to ${target.system}` : '$(rocket) Submit…',
-        tooltip: target ? `Submit this script to ${target.system} (${target.profile}) with FirecREST` : 'Submit this script with FirecREST',
+        title: target ? vscode.l10n.t('$(rocket) Submit to {0}', target.system) : '$(rocket) Submit…',
+        tooltip: target ? vscode.l10n.t('Submit this script to {0} ({1}) with FirecREST', target.system, target.profile) : vscode.l10n.t('Submit this script with FirecREST'),
         command: 'firecrest.submitJob',
         arguments: [args],
       }),
       new vscode.CodeLens(range, {
-        title: 'Change options…',
-        tooltip: 'Submit with new answers for what the script leaves open (working directory, account, partition, reservation)',
+        title: vscode.l10n.t('Change options…'),
+        tooltip: vscode.l10n.t('Submit with new answers for what the script leaves open (working directory, account, partition, reservation)'),
         command: 'firecrest.submitJobWithOptions',
         arguments: [doc.uri],
       }),

@@ -52,11 +52,11 @@ export class SbatchCompletionProvider implements vscode.CompletionItemProvider {
       words.map((w, i) => Object.assign(new vscode.CompletionItem(w, vscode.CompletionItemKind.EnumMember), { range, detail, sortText: String(i).padStart(3, '0') }));
     switch (option.kind) {
       case 'mail-type':
-        return fixed(MAIL_TYPES, 'mail type');
+        return fixed(MAIL_TYPES, vscode.l10n.t('mail type'));
       case 'open-mode':
-        return fixed(['append', 'truncate'], 'open mode');
+        return fixed(['append', 'truncate'], vscode.l10n.t('open mode'));
       case 'dependency':
-        return fixed([...DEPENDENCY_TYPES.map((t) => `${t}:`), 'singleton'], 'dependency type');
+        return fixed([...DEPENDENCY_TYPES.map((t) => `${t}:`), 'singleton'], vscode.l10n.t('dependency type'));
       case 'partition':
       case 'reservation':
       case 'account':
@@ -76,7 +76,7 @@ export class SbatchCompletionProvider implements vscode.CompletionItemProvider {
     if (option.kind === 'account') {
       return (live.userInfo?.accounts ?? []).map((a, i) => Object.assign(new vscode.CompletionItem(a.name, vscode.CompletionItemKind.Value), {
         range,
-        detail: a.isDefault ? 'default account' : 'account',
+        detail: a.isDefault ? vscode.l10n.t('default account') : 'account',
         sortText: `${a.isDefault ? 0 : 1}${String(i).padStart(3, '0')}`,
       }));
     }
@@ -97,14 +97,14 @@ function nameItem(o: SbatchOption, label: string, range: vscode.Range, order: nu
   item.range = range;
   // The description once (as the detail); the documentation only adds what the detail lacks.
   item.detail = o.description;
-  if (o.short && label.startsWith('--')) item.documentation = new vscode.MarkdownString(`Short form: \`-${o.short}\``);
+  if (o.short && label.startsWith('--')) item.documentation = new vscode.MarkdownString(vscode.l10n.t('Short form: `-{0}`', o.short));
   item.sortText = String(order).padStart(3, '0') + (label.startsWith('--') ? 'a' : 'b');
   item.filterText = label;
   if (o.arg === 'required') {
     item.insertText = label.startsWith('--') ? `${label}=` : `${label} `;
     // Open the value list right away when the cluster or sbatch knows the values.
     if (['partition', 'reservation', 'account', 'mail-type', 'open-mode', 'dependency'].includes(o.kind)) {
-      item.command = { command: 'editor.action.triggerSuggest', title: 'values' };
+      item.command = { command: 'editor.action.triggerSuggest', title: vscode.l10n.t('values') };
     }
   }
   return item;

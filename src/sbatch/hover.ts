@@ -47,16 +47,16 @@ function optionDoc(d: SbatchDirective): vscode.MarkdownString {
   const md = new vscode.MarkdownString();
   md.appendMarkdown(`**--${o.long}**${o.short ? ` (\`-${o.short}\`)` : ''}${o.placeholder ? ` \`${o.placeholder}\`` : ''}\n\n`);
   md.appendMarkdown(o.description);
-  if (d.written !== `--${o.long}` && d.written !== `-${o.short}`) md.appendMarkdown(`\n\n\`${d.written}\` is read as \`--${o.long}\`.`);
+  if (d.written !== `--${o.long}` && d.written !== `-${o.short}`) md.appendMarkdown(vscode.l10n.t('\n\n`{0}` is read as `--{1}`.', d.written, o.long));
   return md;
 }
 
 function partitionDoc(p: Partition | undefined, name: string, system: string): vscode.MarkdownString {
   const md = new vscode.MarkdownString();
-  if (!p) return md.appendMarkdown(`Partition **${name}** does not exist on ${system}.`);
+  if (!p) return md.appendMarkdown(vscode.l10n.t('Partition **{0}** does not exist on {1}.', name, system));
   md.appendMarkdown(`**Partition ${p.name}** on ${system}${p.isDefault ? ' (default)' : ''}\n\n`);
   md.appendMarkdown(`- State: ${p.state || 'unknown'}\n`);
-  md.appendMarkdown(`- Max time: ${p.maxTimeSeconds === undefined ? 'unknown' : formatTime(p.maxTimeSeconds)}\n`);
+  md.appendMarkdown(vscode.l10n.t('- Max time: {0}\n', p.maxTimeSeconds === undefined ? 'unknown' : formatTime(p.maxTimeSeconds)));
   if (p.totalNodes !== undefined) md.appendMarkdown(`- Nodes: ${p.totalNodes}\n`);
   if (p.cpus !== undefined) md.appendMarkdown(`- CPUs: ${p.cpus}\n`);
   return md;
@@ -64,7 +64,7 @@ function partitionDoc(p: Partition | undefined, name: string, system: string): v
 
 function reservationDoc(r: Reservation | undefined, name: string, system: string): vscode.MarkdownString {
   const md = new vscode.MarkdownString();
-  if (!r) return md.appendMarkdown(`Reservation **${name}** does not exist on ${system}.`);
+  if (!r) return md.appendMarkdown(vscode.l10n.t('Reservation **{0}** does not exist on {1}.', name, system));
   md.appendMarkdown(`**Reservation ${r.name}** on ${system}${isMaintenance(r) ? ' (maintenance)' : ''}\n\n`);
   md.appendMarkdown(`- State: ${r.state || 'unknown'}\n`);
   md.appendMarkdown(`- Window: ${formatWhen(r.start)} to ${formatWhen(r.end)}\n`);
@@ -74,7 +74,7 @@ function reservationDoc(r: Reservation | undefined, name: string, system: string
 }
 
 function describeSeconds(s: number): string {
-  if (!Number.isFinite(s)) return 'no limit';
+  if (!Number.isFinite(s)) return vscode.l10n.t('no limit');
   const parts: string[] = [];
   const d = Math.floor(s / 86400);
   const h = Math.floor((s % 86400) / 3600);

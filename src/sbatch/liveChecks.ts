@@ -3,6 +3,7 @@
  * maintenance. Pure (no `vscode`): a parsed script and a snapshot in, problems with their quick-fix
  * data out, so the rules are testable without an editor and cost nothing but the cached data.
  */
+import * as l10n from '@vscode/l10n';
 import { formatTime } from '../core/sbatch/values';
 import type { SbatchDirective, SbatchScript, Span } from '../core/sbatch/types';
 import type { Partition, Reservation } from '../core/model';
@@ -61,8 +62,8 @@ export function liveChecks(script: SbatchScript, live: LiveSnapshot, system: str
         code: 'time-above-max',
         severity: 'error',
         span: time.valueSpan,
-        message: `Time limit ${formatTime(seconds)} is above the maximum of partition '${largest.name}' (${max}): sbatch refuses the job.`,
-        fix: { span: time.valueSpan, choices: [{ title: `Set the time limit to ${max} (the maximum of '${largest.name}')`, text: max }] },
+        message: l10n.t('Time limit {0} is above the maximum of partition \'{1}\' ({2}): sbatch refuses the job.', formatTime(seconds), largest.name, max),
+        fix: { span: time.valueSpan, choices: [{ title: l10n.t('Set the time limit to {0} (the maximum of \'{1}\')', max, largest.name), text: max }] },
       });
     }
   }
@@ -89,7 +90,7 @@ function checkPartitions(d: SbatchDirective | undefined, partitions: Partition[]
     if (p) {
       chosen.push(p);
       if (p.state && !/^UP\b/.test(p.state)) {
-        out.push({ code: 'partition-unavailable', severity: 'warning', span: item.span, message: `Partition '${p.name}' is ${p.state}: the job will wait until it is UP.` });
+        out.push({ code: 'partition-unavailable', severity: 'warning', span: item.span, message: l10n.t('Partition \'{0}\' is {1}: the job will wait until it is UP.', p.name, p.state) });
       }
       continue;
     }
@@ -97,10 +98,10 @@ function checkPartitions(d: SbatchDirective | undefined, partitions: Partition[]
       code: 'unknown-partition',
       severity: 'error',
       span: item.span,
-      message: `Partition '${item.text}' does not exist on ${system} (it has ${ordered.map((x) => x.name).join(', ')}).`,
+      message: l10n.t('Partition \'{0}\' does not exist on {1} (it has {2}).', item.text, system, ordered.map((x) => x.name).join(', ')),
       fix: {
         span: item.span,
-        choices: ordered.map((x) => ({ title: `Use partition '${x.name}'${x.isDefault ? ' (default)' : ''}`, text: x.name })),
+        choices: ordered.map((x) => ({ title: l10n.t('Use partition \'{0}\'{1}', x.name, x.isDefault ? ' (default)' : ''), text: x.name })),
       },
     });
   }
@@ -117,17 +118,19 @@ function checkReservations(d: SbatchDirective | undefined, reservations: Reserva
         code: 'unknown-reservation',
         severity: 'error',
         span: item.span,
-        message: `Reservation '${item.text}' does not exist on ${system}${usable.length ? ` (it has ${usable.map((x) => x.name).join(', ')})` : ' (it has none)'}.`,
-        fix: usable.length ? { span: item.span, choices: usable.map((x) => ({ title: `Use reservation '${x.name}'`, text: x.name })) } : undefined,
+        message: usable.length
+          ? l10n.t('Reservation \'{0}\' does not exist on {1} (it has {2}).', item.text, system, usable.map((x) => x.name).join(', '))
+          : l10n.t('Reservation \'{0}\' does not exist on {1} (it has none).', item.text, system),
+        fix: usable.length ? { span: item.span, choices: usable.map((x) => ({ title: l10n.t('Use reservation \'{0}\'', x.name), text: x.name })) } : undefined,
       });
     } else if (r.end <= now) {
-      out.push({ code: 'reservation-inactive', severity: 'error', span: item.span, message: `Reservation '${r.name}' is over: it ended ${formatWhen(r.end)}.` });
+      out.push({ code: 'reservation-inactive', severity: 'error', span: item.span, message: l10n.t('Reservation \'{0}\' is over: it ended {1}.', r.name, formatWhen(r.end)) });
     } else if (r.start > now) {
       out.push({
         code: 'reservation-inactive',
         severity: 'warning',
         span: item.span,
-        message: `Reservation '${r.name}' has not started: the job waits until ${formatWhen(r.start)}.`,
+        message: l10n.t('Reservation \'{0}\' has not started: the job waits until {1}.', r.name, formatWhen(r.start)),
       });
     }
   }
@@ -143,8 +146,8 @@ function checkAccount(d: SbatchDirective | undefined, live: LiveSnapshot, system
     code: 'unknown-account',
     severity: 'error',
     span: item.span,
-    message: `You (${live.userInfo?.user.name ?? 'this user'}) cannot charge account '${item.text}' on ${system}: your accounts are ${ordered.map((a) => a.name).join(', ')}.`,
-    fix: { span: item.span, choices: ordered.map((a) => ({ title: `Use account '${a.name}'${a.isDefault ? ' (default)' : ''}`, text: a.name })) },
+    message: l10n.t('You ({0}) cannot charge account \'{1}\' on {2}: your accounts are {3}.', live.userInfo?.user.name ?? 'this user', item.text, system, ordered.map((a) => a.name).join(', ')),
+    fix: { span: item.span, choices: ordered.map((a) => ({ title: l10n.t('Use account \'{0}\'{1}', a.name, a.isDefault ? ' (default)' : ''), text: a.name })) },
   });
 }
 
@@ -167,7 +170,7 @@ function checkMaintenance(span: Span, seconds: number, reservation: SbatchDirect
     code: 'maintenance-overlap',
     severity: 'warning',
     span,
-    message: `Time limit ${formatTime(seconds)} runs into maintenance '${next.name}' (${formatWhen(next.start)} to ${formatWhen(next.end)}): the job cannot start until the window is over unless it ends before it.`,
-    fix: fit ? { span, choices: [{ title: `Set the time limit to ${fit} (end before maintenance '${next.name}'${fitMinutes < beforeMaint ? ", within the partition's maximum" : ''})`, text: fit }] } : undefined,
+    message: l10n.t('Time limit {0} runs into maintenance \'{1}\' ({2} to {3}): the job cannot start until the window is over unless it ends before it.', formatTime(seconds), next.name, formatWhen(next.start), formatWhen(next.end)),
+    fix: fit ? { span, choices: [{ title: l10n.t('Set the time limit to {0} (end before maintenance \'{1}\'{2})', fit, next.name, fitMinutes < beforeMaint ? ", within the partition's maximum" : ''), text: fit }] } : undefined,
   });
 }

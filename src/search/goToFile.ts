@@ -54,7 +54,7 @@ export async function goToFileOnCluster(indexes: FileIndexStore, log: Log, arg: 
     render();
     indexes.build(root, ac.signal).then(
       (index) => { shown.set(root.toString(), index); },
-      (e: unknown) => { if (!ac.signal.aborted) reportError(log, 'Go to File on Cluster', e); },
+      (e: unknown) => { if (!ac.signal.aborted) reportError(log, vscode.l10n.t('Go to File on Cluster'), e); },
     ).finally(() => { pending--; render(); });
   };
   for (const root of roots) {

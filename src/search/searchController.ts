@@ -126,7 +126,7 @@ export class SearchController implements vscode.Disposable {
         return undefined;
       }
       this.view.setMessage(vscode.l10n.t('The search failed: {0}', messageOf(e)));
-      reportError(this.log, 'Search on Cluster', e);
+      reportError(this.log, vscode.l10n.t('Search on Cluster'), e);
       return undefined;
     } finally {
       progress.dispose();

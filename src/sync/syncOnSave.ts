@@ -29,7 +29,7 @@ export class SyncOnSave implements vscode.Disposable {
             return;
           }
           this.failed.add(m.key);
-          reportError(this.log, 'sync on save', e);
+          reportError(this.log, vscode.l10n.t('sync on save'), e);
         },
       );
     }, this.debounceMs));

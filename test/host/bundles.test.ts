@@ -50,10 +50,10 @@ describe('extension shell: bundles loaded on first use', () => {
     await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
   });
 
-  it('activates with the entry and the shared bundle only', () => {
+  it('activates with the entry, the shared bundle and the l10n library only', () => {
     // One parseable line for bench/activation.mjs.
     console.log(`      BUNDLES at activation: ${api.bundlesAtActivation.join(',')}`);
-    assert.deepEqual([...api.bundlesAtActivation], ['extension-shared.js', 'extension.js']);
+    assert.deepEqual([...api.bundlesAtActivation], ['extension-l10n.js', 'extension-shared.js', 'extension.js']);
   });
 
   it('loads the client bundle for the first client, once', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AlertScanner, compileAlertRules } from '../../src/commands/jobs/outputAlerts';
+import { AlertScanner, compileAlertRules } from '../../src/jobs/outputAlerts';
 
 void describe('output alerts', () => {
   void it('skips patterns that do not compile and says why', () => {

@@ -14,8 +14,8 @@ void describe('pending reasons in words', () => {
   });
 
   void it('reads a reason with details by its head, and the limit families alike', () => {
-    assert.equal(explainPendingReason('ReqNodeNotAvail, Reserved for maintenance'), explainPendingReason('ReqNodeNotAvail'));
-    assert.equal(explainPendingReason('ReqNodeNotAvail, UnavailableNodes:nid001'), explainPendingReason('ReqNodeNotAvail'));
+    assert.deepEqual(explainPendingReason('ReqNodeNotAvail, Reserved for maintenance'), explainPendingReason('ReqNodeNotAvail'));
+    assert.deepEqual(explainPendingReason('ReqNodeNotAvail, UnavailableNodes:nid001'), explainPendingReason('ReqNodeNotAvail'));
     assert.match(explainPendingReason('QOSGrpGRES')?.why ?? '', /limit/);
     assert.match(explainPendingReason('AssocGrpNodeLimit')?.why ?? '', /limit/);
   });

@@ -109,8 +109,8 @@ async function ask(connections: Connections, prev: Partial<AddConnectionArgs>): 
   if (url === undefined) return undefined;
   const versions: { label: string; value: ApiVersionSetting; description: string }[] = [
     { label: 'auto', value: 'auto', description: vscode.l10n.t('ask the server') },
-    { label: 'v2', value: 'v2', description: 'FirecREST v2' },
-    { label: 'v1', value: 'v1', description: 'FirecREST v1' },
+    { label: 'v2', value: 'v2', description: vscode.l10n.t('FirecREST v2') },
+    { label: 'v1', value: 'v1', description: vscode.l10n.t('FirecREST v1') },
   ];
   const version = await vscode.window.showQuickPick(versions, { title: title(3), placeHolder: vscode.l10n.t('API version'), ignoreFocusOut: true });
   if (!version) return undefined;

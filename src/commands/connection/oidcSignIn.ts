@@ -38,7 +38,7 @@ export function signInHooks(arg: unknown): SignInHooks {
 
 /** Runs the sign-in of an OIDC profile and returns its tokens (not yet stored). */
 export async function oidcSignIn(profile: ConnectionProfile, log: Log, flow: SignInFlow, hooks: SignInHooks = {}): Promise<OidcTokens> {
-  if (!profile.issuer || !profile.clientId) throw new UnauthorizedError(`"${profile.name}" has no identity provider (issuer and client id)`);
+  if (!profile.issuer || !profile.clientId) throw new UnauthorizedError(vscode.l10n.t('"{0}" has no identity provider (issuer and client id)', profile.name));
   const { OidcClient } = await import('../../core/auth/oidc.js');
   const oidc = await OidcClient.discover({
     issuer: profile.issuer,
@@ -61,7 +61,7 @@ export async function oidcSignIn(profile: ConnectionProfile, log: Log, flow: Sig
           return await oidc.signInWithBrowser(async (url) => {
             if (hooks.openUrl) return hooks.openUrl(url);
             const opened = await vscode.env.openExternal(await externalUrl(url));
-            if (!opened) throw new CancelledError('The browser was not opened');
+            if (!opened) throw new CancelledError(vscode.l10n.t('The browser was not opened'));
           }, { signal: abort.signal });
         } finally {
           sub.dispose();
@@ -104,7 +104,7 @@ async function deviceSignIn(oidc: OidcClient, progress: vscode.Progress<{ messag
       { modal: true, detail: vscode.l10n.t('"Copy and Open" copies the code and opens the page of your identity provider. The code and the address stay in the notification until the sign-in ends.') },
       copyAndOpen,
     );
-    if (pick !== copyAndOpen) throw new CancelledError('The sign-in was cancelled');
+    if (pick !== copyAndOpen) throw new CancelledError(vscode.l10n.t('The sign-in was cancelled'));
     // A browser may refuse clipboard access: the page is opened anyway, and the code stays on screen.
     await Promise.resolve(vscode.env.clipboard.writeText(device.userCode)).catch(() => undefined);
     await vscode.env.openExternal(page);

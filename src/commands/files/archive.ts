@@ -11,7 +11,7 @@ const KINDS: { compression: CompressionType; label: string; ext: string; also: s
   { compression: 'gzip', label: 'gzip', ext: '.tar.gz', also: ['.tgz'] },
   { compression: 'bzip2', label: 'bzip2', ext: '.tar.bz2', also: ['.tbz2', '.tbz'] },
   { compression: 'xz', label: 'xz', ext: '.tar.xz', also: ['.txz'] },
-  { compression: 'none', label: vscode.l10n.t('none (plain tar)'), ext: '.tar', also: [] },
+  { compression: 'none', label: 'tar', ext: '.tar', also: [] },
 ];
 
 /** The compression an archive name suggests, if any. */
@@ -21,7 +21,7 @@ export function compressionOf(name: string): CompressionType | undefined {
 }
 
 async function pickCompression(title: string, preferred?: CompressionType): Promise<(typeof KINDS)[number] | undefined> {
-  const items = KINDS.map((k) => ({ label: k.label, description: k.ext, choice: k, picked: k.compression === preferred }));
+  const items = KINDS.map((k) => ({ label: k.compression === 'none' ? vscode.l10n.t('none (plain tar)') : k.label, description: k.ext, choice: k, picked: k.compression === preferred }));
   if (preferred) items.sort((a, b) => Number(b.picked) - Number(a.picked));
   return (await vscode.window.showQuickPick(items, { title }))?.choice;
 }

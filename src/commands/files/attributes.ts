@@ -46,7 +46,7 @@ export function registerAttributeCommands(connections: ConnectionService, log: L
         title: vscode.l10n.t('Change Permissions of {0}', r.ref.basename || r.ref.path),
         prompt: current ? vscode.l10n.t('Now {0}. An octal mode such as 755, or a symbolic one such as u+x or go-w', `${current.symbolic} ${current.octal}`) : undefined,
         value: current?.octal,
-        placeHolder: '755, 0644, u+x, go-w',
+        placeHolder: vscode.l10n.t('755, 0644, u+x, go-w'),
         validateInput: validateMode,
       });
       if (mode === undefined) return;

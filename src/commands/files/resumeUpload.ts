@@ -60,7 +60,7 @@ export function registerResumeUpload(deps: ResumeUploadDeps): vscode.Disposable 
       // A dead transfer job (or expired URLs) makes the client start afresh: uploadOne then counts no kept part.
       const { result, resumedParts } = await uploadOne(deps, client, which.local, target);
       const { restarted } = result;
-      const how = restarted === undefined ? `${resumedParts} part(s) kept` : `sent afresh because the interrupted upload could not be reused (${restarted})`;
+      const how = restarted === undefined ? `${resumedParts} part(s) kept` : vscode.l10n.t('sent afresh because the interrupted upload could not be reused ({0})', restarted);
       deps.log.info(`Resumed upload of ${which.local} to ${target.toString()}: ${how}, ${result.bytes} bytes, SHA-256 ${result.verified ? 'verified' : `not verified: ${result.note ?? ''}`}`);
       deps.hooks.refresh(toVscodeUri(target), true);
       const done = restarted === undefined

@@ -16,10 +16,11 @@ import { v1Client } from '../shared/v1Client';
 
 type Kind = Extract<V1InternalTransferKind, 'mv' | 'cp' | 'rsync'>;
 
-const KINDS: { op: Kind; label: string; verb: string; detail: string }[] = [
-  { op: 'mv', label: 'Move', verb: 'Move', detail: 'mv --force: the source is gone afterwards' },
-  { op: 'cp', label: 'Copy', verb: 'Copy', detail: 'cp -dR --preserve=all' },
-  { op: 'rsync', label: 'Sync', verb: 'Sync', detail: 'rsync -av: only what differs is copied' },
+/** Built when asked, so in the display language. */
+const KINDS = (): { op: Kind; label: string; verb: string; detail: string }[] => [
+  { op: 'mv', label: vscode.l10n.t('Move'), verb: vscode.l10n.t('Move'), detail: vscode.l10n.t('mv --force: the source is gone afterwards') },
+  { op: 'cp', label: vscode.l10n.t('Copy'), verb: vscode.l10n.t('Copy'), detail: 'cp -dR --preserve=all' },
+  { op: 'rsync', label: vscode.l10n.t('Sync'), verb: vscode.l10n.t('Sync'), detail: vscode.l10n.t('rsync -av: only what differs is copied') },
 ];
 
 export interface TransferOnClusterResult extends JobRef {
@@ -39,8 +40,8 @@ function sourceUri(arg: unknown): vscode.Uri | undefined {
 async function askSource(): Promise<vscode.Uri | undefined> {
   const active = vscode.window.activeTextEditor?.document.uri;
   const value = await vscode.window.showInputBox({
-    title: 'Move/Copy/Sync on Cluster',
-    prompt: 'File or folder on the cluster',
+    title: vscode.l10n.t('Move/Copy/Sync on Cluster'),
+    prompt: vscode.l10n.t('File or folder on the cluster'),
     value: active?.scheme === FIRECREST_SCHEME ? active.toString(true) : `${FIRECREST_SCHEME}://`,
     ignoreFocusOut: true,
     validateInput: (v) => {
@@ -61,22 +62,22 @@ export async function transferOnCluster(services: ExtensionServices, jobs: JobsV
   const ref = FirecrestUri.parse(uri);
   const sourceProblem = checkAbsolutePath(ref.path);
   if (sourceProblem) throw new InvalidInputError(`${ref.path}: ${sourceProblem}`);
-  const t = await v1Client(services, ref.profile ?? services.connections.defaultProfileName(), 'Move/Copy/Sync on Cluster');
+  const t = await v1Client(services, ref.profile ?? services.connections.defaultProfileName(), vscode.l10n.t('Move/Copy/Sync on Cluster'));
   if (!t) return undefined;
 
-  let kind = KINDS.find((k) => k.op === a.kind);
-  if (a.kind !== undefined && !kind) throw new InvalidInputError(`Unknown transfer '${JSON.stringify(a.kind)}': use mv, cp or rsync.`);
-  kind ??= await vscode.window.showQuickPick(KINDS.map((k) => ({ ...k, description: k.op })), { title: `Move/Copy/Sync ${ref.basename} on ${ref.system}`, ignoreFocusOut: true });
+  let kind = KINDS().find((k) => k.op === a.kind);
+  if (a.kind !== undefined && !kind) throw new InvalidInputError(vscode.l10n.t('Unknown transfer \'{0}\': use mv, cp or rsync.', JSON.stringify(a.kind)));
+  kind ??= await vscode.window.showQuickPick(KINDS().map((k) => ({ ...k, description: k.op })), { title: vscode.l10n.t('Move/Copy/Sync {0} on {1}', ref.basename, ref.system), ignoreFocusOut: true });
   if (!kind) return undefined;
 
   const answers = await runForm(`${kind.verb} ${ref.basename} on ${ref.system}`, [
-    { key: 'target', prompt: 'Destination path on the cluster', value: ref.path, check: (v) => checkAbsolutePath(v) ?? (v === ref.path ? 'Choose a different destination.' : undefined) },
-    { key: 'afterJob', prompt: 'Run after job (its id; the transfer starts once it succeeded). Empty: start now.', value: '', check: checkJobId },
-    { key: 'time', prompt: 'Time limit of the transfer job (empty: the server default, 2 hours)', value: '', placeHolder: 'e.g. 30:00 or 1-00:00:00', check: checkTimeLimit },
+    { key: 'target', prompt: vscode.l10n.t('Destination path on the cluster'), value: ref.path, check: (v) => checkAbsolutePath(v) ?? (v === ref.path ? 'Choose a different destination.' : undefined) },
+    { key: 'afterJob', prompt: vscode.l10n.t('Run after job (its id; the transfer starts once it succeeded). Empty: start now.'), value: '', check: checkJobId },
+    { key: 'time', prompt: vscode.l10n.t('Time limit of the transfer job (empty: the server default, 2 hours)'), value: '', placeHolder: vscode.l10n.t('e.g. 30:00 or 1-00:00:00'), check: checkTimeLimit },
   ], a);
   if (!answers) return undefined;
 
-  const job = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Submitting the ${kind.label.toLowerCase()} job…` }, () =>
+  const job = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Submitting the {0} job…', kind.label.toLowerCase()) }, () =>
     t.client.internalTransfer(ref.system, kind.op, {
       sourcePath: ref.path,
       targetPath: answers.target,

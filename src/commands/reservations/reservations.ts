@@ -23,11 +23,11 @@ const HOUR = 3_600_000;
 function scheduleFields(defaults: { nodes?: string; nodeType?: string; features: string[]; start: string; end: string }): FormField[] {
   const known = defaults.features.length ? `: ${defaults.features.join(', ')}` : '';
   return [
-    { key: 'numberOfNodes', prompt: 'Number of nodes', value: defaults.nodes ?? '1', check: checkNodeCount },
+    { key: 'numberOfNodes', prompt: vscode.l10n.t('Number of nodes'), value: defaults.nodes ?? '1', check: checkNodeCount },
     // API v1 requires it: its site tool reserves nodes of one feature.
-    { key: 'nodeType', prompt: `Node type, the feature of the nodes to reserve${known}`, value: defaults.nodeType ?? (defaults.features.length === 1 ? defaults.features[0] : ''), check: (v) => checkName('node type', v, true) },
-    { key: 'starttime', prompt: 'Start, YYYY-MM-DDTHH:MM:SS (cluster local time)', value: defaults.start, check: (v) => checkStart(v) },
-    { key: 'endtime', prompt: 'End, YYYY-MM-DDTHH:MM:SS (cluster local time)', value: defaults.end, check: (v, a) => checkEnd(v, a.starttime ?? '') },
+    { key: 'nodeType', prompt: vscode.l10n.t('Node type, the feature of the nodes to reserve{0}', known), value: defaults.nodeType ?? (defaults.features.length === 1 ? defaults.features[0] : ''), check: (v) => checkName('node type', v, true) },
+    { key: 'starttime', prompt: vscode.l10n.t('Start, YYYY-MM-DDTHH:MM:SS (cluster local time)'), value: defaults.start, check: (v) => checkStart(v) },
+    { key: 'endtime', prompt: vscode.l10n.t('End, YYYY-MM-DDTHH:MM:SS (cluster local time)'), value: defaults.end, check: (v, a) => checkEnd(v, a.starttime ?? '') },
   ];
 }
 
@@ -61,8 +61,8 @@ async function pickReservation(client: V1Client, system: string, a: Record<strin
   const node = a.reservation as Reservation | undefined;
   if (node && typeof node === 'object' && typeof node.name === 'string') return node;
   if (typeof a.name === 'string') return a.name;
-  const list = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Listing reservations…' }, () => client.reservationsManaged(system));
-  if (list.length === 0) throw new Error(`No reservations on ${system}.`);
+  const list = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Listing reservations…') }, () => client.reservationsManaged(system));
+  if (list.length === 0) throw new Error(vscode.l10n.t('No reservations on {0}.', system));
   const pick = await vscode.window.showQuickPick(
     list.map((r) => ({ label: r.name, description: `${formatLocalTime(r.start.getTime())} → ${formatLocalTime(r.end.getTime())}`, r })),
     { placeHolder },
@@ -80,47 +80,47 @@ export function reservationCommands(services: ExtensionServices, systems: System
   return {
     async create(arg?: unknown): Promise<ReservationResult | undefined> {
       const a = argRecord(arg);
-      const t = await target(services, a, 'Creating a reservation');
+      const t = await target(services, a, vscode.l10n.t('Creating a reservation'));
       if (!t) return undefined;
       const { profile, client, system } = t;
       const start = Math.ceil((Date.now() + HOUR) / HOUR) * HOUR;
-      const answers = await runForm(`Create Reservation on ${system}`, [
-        { key: 'name', prompt: 'Reservation name', placeHolder: 'e.g. my_course', check: (v) => checkName('reservation name', v) },
-        { key: 'account', prompt: 'Account the reservation is for', value: await defaultAccount(services, profile, client, system), check: (v) => checkName('account', v) },
+      const answers = await runForm(vscode.l10n.t('Create Reservation on {0}', system), [
+        { key: 'name', prompt: vscode.l10n.t('Reservation name'), placeHolder: vscode.l10n.t('e.g. my_course'), check: (v) => checkName('reservation name', v) },
+        { key: 'account', prompt: vscode.l10n.t('Account the reservation is for'), value: await defaultAccount(services, profile, client, system), check: (v) => checkName('account', v) },
         ...scheduleFields({ features: await nodeFeatures(client, system), start: formatLocalTime(start), end: formatLocalTime(start + HOUR) }),
       ], a);
       if (!answers) return undefined;
-      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Creating reservation ${answers.name}…` }, () =>
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Creating reservation {0}…', answers.name) }, () =>
         client.reservationsCreate(system, answers.name, answers.account, request(answers)),
       );
-      return done(`Reservation ${answers.name} created on ${system}.`, { profile, system, name: answers.name });
+      return done(vscode.l10n.t('Reservation {0} created on {1}.', answers.name, system), { profile, system, name: answers.name });
     },
 
     async update(arg?: unknown): Promise<ReservationResult | undefined> {
       const a = argRecord(arg);
-      const t = await target(services, a, 'Updating a reservation');
+      const t = await target(services, a, vscode.l10n.t('Updating a reservation'));
       if (!t) return undefined;
       const { profile, client, system } = t;
-      const r = await pickReservation(client, system, a, 'Update which reservation?');
+      const r = await pickReservation(client, system, a, vscode.l10n.t('Update which reservation?'));
       if (!r) return undefined;
       const name = typeof r === 'string' ? r : r.name;
       const start = typeof r === 'string' ? Math.ceil((Date.now() + HOUR) / HOUR) * HOUR : r.start.getTime();
       const end = typeof r === 'string' ? start + HOUR : r.end.getTime();
       const nodeType = typeof r === 'string' ? undefined : r.features && r.features !== '(null)' ? r.features : undefined;
-      const answers = await runForm(`Update Reservation ${name}`, scheduleFields({ nodeType, features: await nodeFeatures(client, system), start: formatLocalTime(start), end: formatLocalTime(end) }), a);
+      const answers = await runForm(vscode.l10n.t('Update Reservation {0}', name), scheduleFields({ nodeType, features: await nodeFeatures(client, system), start: formatLocalTime(start), end: formatLocalTime(end) }), a);
       if (!answers) return undefined;
-      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Updating reservation ${name}…` }, () =>
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Updating reservation {0}…', name) }, () =>
         client.reservationsUpdate(system, name, request(answers)),
       );
-      return done(`Reservation ${name} updated on ${system}.`, { profile, system, name });
+      return done(vscode.l10n.t('Reservation {0} updated on {1}.', name, system), { profile, system, name });
     },
 
     async delete(arg?: unknown): Promise<ReservationResult | undefined> {
       const a = argRecord(arg);
-      const t = await target(services, a, 'Deleting a reservation');
+      const t = await target(services, a, vscode.l10n.t('Deleting a reservation'));
       if (!t) return undefined;
       const { profile, client, system } = t;
-      const r = await pickReservation(client, system, a, 'Delete which reservation?');
+      const r = await pickReservation(client, system, a, vscode.l10n.t('Delete which reservation?'));
       if (!r) return undefined;
       const name = typeof r === 'string' ? r : r.name;
       if (a.confirmed !== true) {
@@ -129,7 +129,7 @@ export function reservationCommands(services: ExtensionServices, systems: System
         if (ok !== del) return undefined;
       }
       await client.reservationsDelete(system, name);
-      return done(`Reservation ${name} deleted on ${system}.`, { profile, system, name });
+      return done(vscode.l10n.t('Reservation {0} deleted on {1}.', name, system), { profile, system, name });
     },
   };
 }

@@ -3,6 +3,7 @@
  * returns the problem in words, or undefined when the value is one the server accepts. No vscode
  * here, so the same rules check typed answers and arguments alike.
  */
+import * as l10n from '@vscode/l10n';
 
 /** Reservation, account and node type names of the reservations service. */
 export const RESERVATION_NAME = /^[a-z_$][-a-z_$0-9]*$/;
@@ -15,13 +16,13 @@ const SLURM_TIME = /^(\d+(:\d+){0,2}|\d+-\d+(:\d+){0,2})$/;
 const FORBIDDEN = /[<>|;"'&\\()`\u0000-\u001f\u007f]/;
 
 export function checkName(what: string, v: string, required = true): string | undefined {
-  if (!v) return required ? `The ${what} is required.` : undefined;
-  if (!RESERVATION_NAME.test(v)) return `The ${what} must start with a lower-case letter, _ or $ and contain only a-z, 0-9, -, _ and $.`;
+  if (!v) return required ? l10n.t('The {0} is required.', what) : undefined;
+  if (!RESERVATION_NAME.test(v)) return l10n.t('The {0} must start with a lower-case letter, _ or $ and contain only a-z, 0-9, -, _ and $.', what);
   return undefined;
 }
 
 export function checkNodeCount(v: string): string | undefined {
-  return /^\d+$/.test(v) && Number(v) >= 1 ? undefined : 'A whole number of nodes, at least 1.';
+  return /^\d+$/.test(v) && Number(v) >= 1 ? undefined : l10n.t('A whole number of nodes, at least 1.');
 }
 
 /** Epoch ms of a local `YYYY-MM-DDTHH:MM:SS`, or undefined when it is not a real date and time. */
@@ -43,29 +44,29 @@ export function formatLocalTime(ms: number): string {
 
 export function checkStart(v: string, now = Date.now()): string | undefined {
   const t = parseLocalTime(v);
-  if (t === undefined) return 'Start time as YYYY-MM-DDTHH:MM:SS (the cluster\'s local time).';
-  return t <= now ? 'The start time must be in the future.' : undefined;
+  if (t === undefined) return l10n.t('Start time as YYYY-MM-DDTHH:MM:SS (the cluster\'s local time).');
+  return t <= now ? l10n.t('The start time must be in the future.') : undefined;
 }
 
 export function checkEnd(v: string, start: string): string | undefined {
   const t = parseLocalTime(v);
-  if (t === undefined) return 'End time as YYYY-MM-DDTHH:MM:SS (the cluster\'s local time).';
+  if (t === undefined) return l10n.t('End time as YYYY-MM-DDTHH:MM:SS (the cluster\'s local time).');
   const s = parseLocalTime(start);
-  return s !== undefined && t <= s ? 'The end time must be after the start time.' : undefined;
+  return s !== undefined && t <= s ? l10n.t('The end time must be after the start time.') : undefined;
 }
 
 export function checkAbsolutePath(v: string): string | undefined {
-  if (!v.startsWith('/')) return 'An absolute path on the cluster.';
-  if (FORBIDDEN.test(v)) return 'FirecREST v1 refuses paths with < > | ; " \' & \\ ( ), a backtick or control characters.';
+  if (!v.startsWith('/')) return l10n.t('An absolute path on the cluster.');
+  if (FORBIDDEN.test(v)) return l10n.t('FirecREST v1 refuses paths with < > | ; " \' & \\ ( ), a backtick or control characters.');
   return undefined;
 }
 
 export function checkJobId(v: string): string | undefined {
   if (!v) return undefined;
-  return /^\d+$/.test(v) ? undefined : 'A job id (digits), or nothing to start at once.';
+  return /^\d+$/.test(v) ? undefined : l10n.t('A job id (digits), or nothing to start at once.');
 }
 
 export function checkTimeLimit(v: string): string | undefined {
   if (!v) return undefined;
-  return SLURM_TIME.test(v) ? undefined : 'A Slurm time limit: M, M:S, H:M:S, D-H, D-H:M or D-H:M:S (empty: 2 hours).';
+  return SLURM_TIME.test(v) ? undefined : l10n.t('A Slurm time limit: M, M:S, H:M:S, D-H, D-H:M or D-H:M:S (empty: 2 hours).');
 }

@@ -19,7 +19,7 @@ export async function v1Client(services: ExtensionServices, profile: string | un
   const { connections } = services;
   if (profile) {
     const client = await connections.client(profile);
-    if (!isV1(client)) throw new NotSupportedError(`${what} needs a FirecREST API v1 connection; "${profile}" speaks ${client.apiVersion}.`);
+    if (!isV1(client)) throw new NotSupportedError(vscode.l10n.t('{0} needs a FirecREST API v1 connection; "{1}" speaks {2}.', what, profile, client.apiVersion));
     return { profile, client };
   }
   const signedIn = connections.connections().filter((c) => c.state !== 'signed-out');
@@ -28,11 +28,11 @@ export async function v1Client(services: ExtensionServices, profile: string | un
     const client = await connections.client(c.profile.name).catch(() => undefined);
     if (client && isV1(client)) found.push({ profile: c.profile.name, client });
   }
-  if (found.length === 0) throw new NotSupportedError(`${what} needs a signed-in FirecREST API v1 connection.`);
+  if (found.length === 0) throw new NotSupportedError(vscode.l10n.t('{0} needs a signed-in FirecREST API v1 connection.', what));
   if (found.length === 1) return found[0];
   const pick = await vscode.window.showQuickPick(
     found.map((t) => ({ label: t.profile, target: t })),
-    { placeHolder: 'Which FirecREST v1 connection?' },
+    { placeHolder: vscode.l10n.t('Which FirecREST v1 connection?') },
   );
   return pick?.target;
 }
@@ -47,5 +47,5 @@ export async function pickSystem(services: ExtensionServices, profile: string, g
   if (named) return named;
   const systems = await services.connections.systems(profile);
   if (systems.length === 1) return systems[0].name;
-  return (await vscode.window.showQuickPick(systems.map((s) => ({ label: s.name, description: s.health.status })), { placeHolder: 'Which system?' }))?.label;
+  return (await vscode.window.showQuickPick(systems.map((s) => ({ label: s.name, description: s.health.status })), { placeHolder: vscode.l10n.t('Which system?') }))?.label;
 }

@@ -11,27 +11,27 @@ import { v1Client } from '../shared/v1Client';
 export const TASK_SCHEME = 'firecrest-task';
 
 /** Status codes of §2.7.3 in words. */
-const STATUS: Record<number, string> = {
-  100: 'Queued',
-  101: 'In progress',
-  200: 'Finished successfully',
-  300: 'Deleted on request',
-  301: 'Marked for expiration',
-  302: 'No longer valid',
-  400: 'Finished with errors',
-  110: 'Upload: waiting for the staging URL',
-  111: 'Upload: staging URL ready, waiting for the file',
-  112: 'Upload: file staged',
-  113: 'Upload: moving the file to the cluster',
+const STATUS = (): Record<number, string> => ({
+  100: vscode.l10n.t('Queued'),
+  101: vscode.l10n.t('In progress'),
+  200: vscode.l10n.t('Finished successfully'),
+  300: vscode.l10n.t('Deleted on request'),
+  301: vscode.l10n.t('Marked for expiration'),
+  302: vscode.l10n.t('No longer valid'),
+  400: vscode.l10n.t('Finished with errors'),
+  110: vscode.l10n.t('Upload: waiting for the staging URL'),
+  111: vscode.l10n.t('Upload: staging URL ready, waiting for the file'),
+  112: vscode.l10n.t('Upload: file staged'),
+  113: vscode.l10n.t('Upload: moving the file to the cluster'),
   114: 'Upload: finished',
-  115: 'Upload: moving to the cluster failed',
-  116: 'Download: staging the file',
+  115: vscode.l10n.t('Upload: moving to the cluster failed'),
+  116: vscode.l10n.t('Download: staging the file'),
   117: 'Download: ready',
-  118: 'Download: staging failed',
-};
+  118: vscode.l10n.t('Download: staging failed'),
+});
 
 export function statusWords(t: Pick<V1TaskInfo, 'status' | 'description'>): string {
-  return STATUS[t.status] ?? (t.description || `Status ${t.status}`);
+  return STATUS()[t.status] ?? (t.description || vscode.l10n.t('Status {0}', t.status));
 }
 
 function icon(status: number): string {
@@ -59,9 +59,9 @@ export class TaskDetailsProvider implements vscode.TextDocumentContentProvider {
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const profile = decodeURIComponent(uri.authority);
     const id = uri.path.replace(/^\//, '').replace(/\.md$/, '');
-    const t = await v1Client(this.services, profile, 'The tasks list');
+    const t = await v1Client(this.services, profile, vscode.l10n.t('The tasks list'));
     const task = t && (await t.client.tasks()).find((x) => x.id === id);
-    if (!task) return `# Task ${id}\n\n_Not found: tasks expire (compute tasks after 24 h, storage tasks after 7 days)._\n`;
+    if (!task) return vscode.l10n.t('# Task {0}\n\n_Not found: tasks expire (compute tasks after 24 h, storage tasks after 7 days)._\n', id);
     const row = (k: string, v: string | undefined) => `| ${k} | ${(v ?? '—').replace(/\|/g, '\\|')} |`;
     return [
       `# Task ${task.id}`,
@@ -87,11 +87,11 @@ export class TaskDetailsProvider implements vscode.TextDocumentContentProvider {
 /** Lists the tasks; `{profile, taskId}` opens one directly. Resolves with the opened document's URI. */
 export async function showTasks(services: ExtensionServices, arg?: unknown): Promise<string | undefined> {
   const a = argRecord(arg);
-  const t = await v1Client(services, typeof a.profile === 'string' ? a.profile : undefined, 'The tasks list');
+  const t = await v1Client(services, typeof a.profile === 'string' ? a.profile : undefined, vscode.l10n.t('The tasks list'));
   if (!t) return undefined;
   let id = typeof a.taskId === 'string' ? a.taskId : undefined;
   if (!id) {
-    const tasks = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Listing tasks…' }, () => t.client.tasks());
+    const tasks = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Listing tasks…') }, () => t.client.tasks());
     if (tasks.length === 0) {
       void vscode.window.showInformationMessage(vscode.l10n.t('No tasks on "{0}" (tasks expire after a day or a week).', t.profile));
       return undefined;
@@ -103,7 +103,7 @@ export async function showTasks(services: ExtensionServices, arg?: unknown): Pro
         detail: `${task.id} · updated ${task.updatedAt ?? '?'}`,
         task,
       })),
-      { title: `Tasks of ${t.profile}`, placeHolder: 'Pick a task to see its details', matchOnDescription: true, matchOnDetail: true },
+      { title: vscode.l10n.t('Tasks of {0}', t.profile), placeHolder: vscode.l10n.t('Pick a task to see its details'), matchOnDescription: true, matchOnDetail: true },
     );
     if (!pick) return undefined;
     id = pick.task.id;

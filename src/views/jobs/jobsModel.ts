@@ -1,7 +1,8 @@
 /**
  * The data behind the Jobs view: per connection and system, the listing last fetched, grouped by
  * state once per fetch (so expanding a group of 10,000 jobs costs one array walk, no sorting).
- * It also remembers which of the user's jobs were seen active, to say when one finishes.
+ * Which jobs are watched for their end is the JobWatch's (jobWatch.ts); the model tells it what each
+ * listing shows and keeps the jobs it found ended by id in the tree.
  */
 import * as vscode from 'vscode';
 import { RateLimitedError } from '../../core/errors';
@@ -13,8 +14,8 @@ import type { RefreshRun } from '../../common/refreshScheduler';
 import type { ConnectionService } from '../../common/services';
 import type { JobsFilter } from '../../common/viewControls';
 import { groupOf, type JobGroup } from '../../common/jobFormat';
-import { isTransferJob } from '../../common/transferJobs';
 import { isPassing } from '../../common/failureKinds';
+import { JobWatch, type JobEnd, type JobWatchOptions } from './jobWatch';
 
 export interface SystemJobs {
   profile: string;
@@ -44,36 +45,26 @@ export interface ProfileJobs {
   canAttach?: boolean;
 }
 
-export interface JobsModelOptions {
+export interface JobsModelOptions extends JobWatchOptions {
   /** Poll interval while any job runs (ms). */
   runningMs?: number;
   /** Poll interval while jobs only wait (ms). */
   pendingMs?: number;
   /** Next try after a listing failed for a passing reason (server unreachable, time-out) (ms). */
   retryMs?: number;
-  /** With the view hidden: how often a running (pending) job this window submitted is looked at (ms). */
-  hiddenRunningMs?: number;
-  hiddenPendingMs?: number;
 }
-
-/** How long a job found ended by id stays in the tree while listings do not show it. */
-const ENDED_KEEP_MS = 15 * 60_000;
 
 export class JobsModel implements vscode.Disposable {
   private data: ProfileJobs[] = [];
   private byKey = new Map<string, Job>();
-  /** Jobs the user owns that were last seen not final: the candidates for "finished" notices. */
-  private readonly watching = new Map<string, JobRef>();
-  /** Keys of the jobs this window submitted or was asked to watch (announced even with the view hidden). */
-  private readonly ownWatch = new Set<string>();
-  /** Jobs found ended by id that the listing did not show (yet): kept in the tree for a while. */
-  private readonly endedById = new Map<string, { ref: JobRef; job: Job; at: number }>();
   private readonly ownUser = new Map<string, string>();
   private readonly _onDidChange = new vscode.EventEmitter<void>();
-  private readonly _onDidFinish = new vscode.EventEmitter<{ ref: JobRef; job: Job }>();
   private readonly _onDidLearnMore = new vscode.EventEmitter<void>();
   readonly onDidChange = this._onDidChange.event;
-  readonly onDidFinish = this._onDidFinish.event;
+  /** A job of the user's ended (once per job; an array as one). */
+  get onDidFinish(): vscode.Event<JobEnd> {
+    return this.watch.onDidFinish;
+  }
   /** A listing answered early and the server now has more to show (v1: the window's finished jobs): load again. */
   readonly onDidLearnMore = this._onDidLearnMore.event;
   allUsers = false;
@@ -84,6 +75,8 @@ export class JobsModel implements vscode.Disposable {
   constructor(
     private readonly connections: ConnectionService,
     private readonly opts: JobsModelOptions = {},
+    /** Which jobs are watched for their end (the view also looks at them while it is hidden). */
+    readonly watch: JobWatch = new JobWatch(connections, opts),
   ) {}
 
   get profiles(): readonly ProfileJobs[] {
@@ -96,57 +89,7 @@ export class JobsModel implements vscode.Disposable {
 
   /** A job submitted from this window: watched for its end even before a listing shows it. */
   track(ref: JobRef): void {
-    this.watching.set(jobKey(ref), ref);
-    this.ownWatch.add(jobKey(ref));
-  }
-
-  /** True while a job this window submitted (or was asked to watch) has not ended. */
-  get watchingOwn(): boolean {
-    for (const key of this.ownWatch) if (this.watching.has(key)) return true;
-    return false;
-  }
-
-  /**
-   * While the view is hidden: only the jobs this window submitted or was asked to watch, each by
-   * id, so their end is announced on time. Resolves the delay until the next look, adapted to the
-   * jobs (a running job near its limit soon, a pending one later), or undefined when nothing is
-   * left to watch (no request at all then).
-   */
-  async pollOwn(signal: AbortSignal): Promise<number | undefined> {
-    let next: number | undefined;
-    const soonest = (ms: number): void => { next = next === undefined ? ms : Math.min(next, ms); };
-    for (const key of [...this.ownWatch]) {
-      const ref = this.watching.get(key);
-      if (!ref) {
-        this.ownWatch.delete(key);
-        continue;
-      }
-      try {
-        const client = await this.connections.client(ref.profile);
-        const job = await client.job(ref.system, ref.jobId, { signal });
-        if (job.isFinal) {
-          this.watching.delete(key);
-          this.ownWatch.delete(key);
-          this.endedById.set(key, { ref, job, at: Date.now() });
-          this._onDidFinish.fire({ ref: { ...ref, job }, job });
-        } else if (job.stateClass === 'running') {
-          const left = job.timeLimitSeconds !== undefined && job.elapsedSeconds !== undefined ? job.timeLimitSeconds - job.elapsedSeconds : undefined;
-          // Every 15 s; in its last half minute, sooner (it ends at its limit at the latest).
-          const normal = this.opts.hiddenRunningMs ?? 15_000;
-          soonest(left !== undefined && left * 1000 < 2 * normal ? Math.max(2_000, Math.min(normal, left * 500)) : normal);
-        } else {
-          // A fresh submission usually starts soon; one that has waited a while waits on.
-          // (A submit time of 0 is one the server did not report.)
-          const waited = job.submitTime ? Date.now() / 1000 - job.submitTime : 0;
-          soonest(waited < 120 ? 5_000 : (this.opts.hiddenPendingMs ?? 60_000));
-        }
-      } catch {
-        signal.throwIfAborted();
-        // Not known yet (a fresh submission), or the server is away: look again in a while.
-        soonest(this.opts.hiddenRunningMs ?? 15_000);
-      }
-    }
-    return next;
+    this.watch.track(ref);
   }
 
   /** Fetches every system of every connection. Throws RateLimitedError (after storing what came) so the scheduler backs off. */
@@ -192,7 +135,7 @@ export class JobsModel implements vscode.Disposable {
   /** Installs a listing directly (the benchmark and `load`). */
   replace(listing: ProfileJobs[]): void {
     const next = this.withEnded(listing);
-    const finished: { ref: JobRef; job: Job }[] = [];
+    const finished: JobEnd[] = [];
     const previous = this.byKey;
     this.byKey = new Map();
     for (const p of next) {
@@ -210,14 +153,10 @@ export class JobsModel implements vscode.Disposable {
           const ref = { profile: p.profile, system: s.system, jobId: job.id };
           const key = jobKey(ref);
           this.byKey.set(key, job);
-          const own = !this.allUsers || this.watching.has(key) || (job.user !== undefined && job.user === this.ownUser.get(`${p.profile}/${s.system}`));
+          const own = !this.allUsers || this.watch.isWatched(key) || (job.user !== undefined && job.user === this.ownUser.get(`${p.profile}/${s.system}`));
           if (!this.allUsers && job.user) this.ownUser.set(`${p.profile}/${s.system}`, job.user);
-          if (job.isFinal) {
-            // The end of a transfer job the extension started itself (a save, an upload) is no news.
-            if (this.watching.delete(key) && (!isTransferJob(job) || this.ownWatch.has(key))) finished.push({ ref: { ...ref, job }, job });
-          } else if (own) {
-            this.watching.set(key, ref);
-          }
+          const end = this.watch.listed(ref, job, own);
+          if (end) finished.push(end);
         }
       }
     }
@@ -225,41 +164,33 @@ export class JobsModel implements vscode.Disposable {
     this.loaded = true;
     this.lastUpdated = new Date();
     this._onDidChange.fire();
-    for (const f of finished) this._onDidFinish.fire(f);
+    for (const f of finished) this.watch.announce(f);
   }
 
   /** Watched jobs missing from the listing (ended beyond its window, or filtered out): ask for them one by one. */
   private async checkVanished(signal: AbortSignal): Promise<void> {
-    const missing = [...this.watching.entries()].filter(([k]) => !this.byKey.has(k));
-    const ended: string[] = [];
-    for (const [key, ref] of missing) {
+    let ended = false;
+    for (const [, ref] of this.watch.unlisted((key) => this.byKey.has(key))) {
       if (!this.data.some((p) => p.profile === ref.profile && p.systems.some((s) => s.system === ref.system && !s.error))) continue;
       try {
         const client = await this.connections.client(ref.profile);
         const job = await client.job(ref.system, ref.jobId, { signal });
-        if (job.isFinal && this.watching.delete(key)) {
-          ended.push(key);
-          this.endedById.set(key, { ref, job, at: Date.now() });
-          this._onDidFinish.fire({ ref: { ...ref, job }, job });
-        }
+        if (this.watch.foundById(ref, job)) ended = true;
       } catch {
         // Not found (yet or any more): a fresh submission may take a moment to show; try next time.
       }
     }
     // Shown at once among the finished jobs, not only when a later listing has it: time-window
     // listings miss a job for a few seconds after it ends, and nothing may be left to poll for.
-    if (ended.length) this.replace(this.data);
+    if (ended) this.replace(this.data);
   }
 
   /** Jobs known to have ended (by id) that a listing does not show yet: added to it for a while. */
   private withEnded(next: ProfileJobs[]): ProfileJobs[] {
-    const now = Date.now();
-    for (const [key, e] of this.endedById) {
-      const s = next.find((p) => p.profile === e.ref.profile)?.systems.find((x) => x.system === e.ref.system);
-      if (now - e.at > ENDED_KEEP_MS || s?.jobs?.some((j) => j.id === e.job.id || j.array?.jobId === e.job.id)) {
-        this.endedById.delete(key);
-        continue;
-      }
+    const systemOf = (e: JobEnd): SystemJobs | undefined => next.find((p) => p.profile === e.ref.profile)?.systems.find((x) => x.system === e.ref.system);
+    const shown = (e: JobEnd): boolean => !!systemOf(e)?.jobs?.some((j) => j.id === e.job.id || j.array?.jobId === e.job.id);
+    for (const e of this.watch.recentlyEnded(shown)) {
+      const s = systemOf(e);
       if (s && !s.error && this.applyFilter([e.job]).length) Object.assign(s, this.withGroups({ ...s, jobs: [...(s.jobs ?? []), e.job] }));
     }
     return next;
@@ -294,7 +225,7 @@ export class JobsModel implements vscode.Disposable {
   private nextDelay(): number | undefined {
     // A watched job the listing does not show yet is a fresh submission: look again soon.
     let pending = false;
-    for (const key of this.watching.keys()) if (!this.byKey.has(key)) return this.opts.runningMs ?? 5_000;
+    for (const key of this.watch.keys()) if (!this.byKey.has(key)) return this.opts.runningMs ?? 5_000;
     for (const p of this.data) {
       for (const s of p.systems) {
         if (s.groups?.running.length) return this.opts.runningMs ?? 5_000;
@@ -309,7 +240,7 @@ export class JobsModel implements vscode.Disposable {
 
   dispose(): void {
     this._onDidChange.dispose();
-    this._onDidFinish.dispose();
+    this.watch.dispose();
     this._onDidLearnMore.dispose();
   }
 }

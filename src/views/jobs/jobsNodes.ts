@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { messageOf, NotSupportedError, UnauthorizedError } from '../../core/errors';
 import { arrayCounts, describeCounts } from '../../core/jobArrays';
 import type { Job } from '../../core/model';
-import { GROUP_LABEL, describeJob, iconOf, type DescriptionField, type JobGroup } from '../../common/jobFormat';
+import { groupLabel, describeJob, iconOf, type DescriptionField, type JobGroup } from '../../common/jobFormat';
 import { cannotReach, clockTime } from '../../common/reachability';
 
 export type JobsNode =
@@ -87,7 +87,7 @@ export function toTreeItem(n: JobsNode, nowSeconds: number, fields?: readonly De
     }
     case 'group': {
       const state = n.count === 0 ? vscode.TreeItemCollapsibleState.None : n.group === 'finished' || n.group === 'transfers' ? Collapsed : vscode.TreeItemCollapsibleState.Expanded;
-      const item = new vscode.TreeItem(GROUP_LABEL[n.group], state);
+      const item = new vscode.TreeItem(groupLabel(n.group), state);
       item.description = String(n.count);
       item.iconPath = new vscode.ThemeIcon(GROUP_ICON[n.group]);
       item.contextValue = `;jobGroup;${n.group};`;
@@ -96,7 +96,7 @@ export function toTreeItem(n: JobsNode, nowSeconds: number, fields?: readonly De
     }
     case 'bucket': {
       const active = n.jobs.some((j) => !j.isFinal);
-      const item = new vscode.TreeItem(n.key || (n.by === 'partition' ? '(no partition)' : '(no name)'), active ? vscode.TreeItemCollapsibleState.Expanded : Collapsed);
+      const item = new vscode.TreeItem(n.key || (n.by === 'partition' ? vscode.l10n.t('(no partition)') : vscode.l10n.t('(no name)')), active ? vscode.TreeItemCollapsibleState.Expanded : Collapsed);
       item.description = bucketCounts(n.jobs);
       item.iconPath = new vscode.ThemeIcon(n.by === 'partition' ? 'server-process' : 'symbol-string');
       item.contextValue = `;jobGroup;bucket;${n.by};`;
@@ -118,25 +118,25 @@ export function toTreeItem(n: JobsNode, nowSeconds: number, fields?: readonly De
     case 'error': {
       const signIn = n.error instanceof UnauthorizedError;
       const unsupported = n.error instanceof NotSupportedError;
-      const item = new vscode.TreeItem(signIn ? 'Not signed in' : 'Could not load jobs', vscode.TreeItemCollapsibleState.None);
+      const item = new vscode.TreeItem(signIn ? vscode.l10n.t('Not signed in') : vscode.l10n.t('Could not load jobs'), vscode.TreeItemCollapsibleState.None);
       item.description = errorMessage(n.error);
       item.tooltip = errorMessage(n.error);
       item.iconPath = new vscode.ThemeIcon(signIn ? 'account' : 'error', signIn ? undefined : new vscode.ThemeColor('errorForeground'));
       item.contextValue = signIn ? ';error;signin;' : unsupported ? ';error;' : ';error;retry;';
       item.id = nodeId(n);
       item.command = signIn
-        ? { title: 'Sign In', command: 'firecrest.signIn', arguments: [n] }
-        : unsupported ? undefined : { title: 'Retry', command: 'firecrest.jobs.retry', arguments: [n] };
+        ? { title: vscode.l10n.t('Sign In'), command: 'firecrest.signIn', arguments: [n] }
+        : unsupported ? undefined : { title: vscode.l10n.t('Retry'), command: 'firecrest.jobs.retry', arguments: [n] };
       return item;
     }
     case 'unreachable': {
       const item = new vscode.TreeItem(cannotReach(n.site), vscode.TreeItemCollapsibleState.None);
-      item.description = n.asOf !== undefined ? `jobs as of ${clockTime(n.asOf)} · trying again` : 'trying again';
-      item.tooltip = `FirecREST at ${n.site} does not answer.${n.asOf !== undefined ? ` The jobs below are as they were at ${clockTime(n.asOf)}; their clocks are stopped.` : ''} It is tried again by itself; Retry tries now. The details are in the FirecREST log.`;
+      item.description = n.asOf !== undefined ? vscode.l10n.t('jobs as of {0} · trying again', clockTime(n.asOf)) : vscode.l10n.t('trying again');
+      item.tooltip = unreachableTooltip(n.site, n.asOf);
       item.iconPath = new vscode.ThemeIcon('debug-disconnect', new vscode.ThemeColor('list.warningForeground'));
       item.contextValue = ';unreachable;';
       item.id = nodeId(n);
-      item.command = { title: 'Retry', command: 'firecrest.retryConnection', arguments: [{ profile: n.profile }] };
+      item.command = { title: vscode.l10n.t('Retry'), command: 'firecrest.retryConnection', arguments: [{ profile: n.profile }] };
       return item;
     }
     case 'message': {
@@ -147,4 +147,9 @@ export function toTreeItem(n: JobsNode, nowSeconds: number, fields?: readonly De
       return item;
     }
   }
+}
+
+function unreachableTooltip(site: string, asOf: number | undefined): string {
+  const stopped = asOf !== undefined ? ` ${vscode.l10n.t('The jobs below are as they were at {0}; their clocks are stopped.', clockTime(asOf))}` : '';
+  return `${vscode.l10n.t('FirecREST at {0} does not answer.', site)}${stopped} ${vscode.l10n.t('It is tried again by itself; Retry tries now. The details are in the FirecREST log.')}`;
 }

@@ -70,10 +70,11 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
     if (!dependency) return;
     const targets = dependencyTargets(dependency).map(({ jobId }) => {
       const other = this.model.job({ profile: n.profile, system: n.system, jobId });
-      return `${jobId} (${other ? other.state : 'not listed'})`;
+      return `${jobId} (${other ? other.state : vscode.l10n.t('not listed')})`;
     });
     const never = n.job.reason === 'DependencyNeverSatisfied';
-    item.description = `${typeof item.description === 'string' ? `${item.description} · ` : ''}${never ? 'never starts: ' : ''}waits for ${targets.join(', ')}`;
+    const waits = never ? vscode.l10n.t('never starts: waits for {0}', targets.join(', ')) : vscode.l10n.t('waits for {0}', targets.join(', '));
+    item.description = typeof item.description === 'string' && item.description ? `${item.description} · ${waits}` : waits;
     if (never) item.iconPath = new vscode.ThemeIcon('warning', new vscode.ThemeColor('problemsWarningIcon.foreground'));
   }
 
@@ -249,7 +250,7 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
     const listed = p.systems.map((s) => s.listedAt).filter((t): t is number => t !== undefined);
     const unreachable: JobsNode[] = down ? [{ kind: 'unreachable', profile: p.profile, site: p.site ?? p.profile, asOf: listed.length ? Math.min(...listed) : undefined }] : [];
     if (p.error) return down ? unreachable : [{ kind: 'error', profile: p.profile, error: p.error }];
-    if (p.systems.length === 0) return [{ kind: 'message', profile: p.profile, text: 'No systems' }];
+    if (p.systems.length === 0) return [{ kind: 'message', profile: p.profile, text: vscode.l10n.t('No systems') }];
     return [...unreachable, ...p.systems.map((s): JobsNode => ({ kind: 'system', profile: p.profile, system: s.system }))];
   }
 
@@ -267,7 +268,7 @@ export class JobsProvider implements vscode.TreeDataProvider<JobsNode>, vscode.D
       }
       if (out.length === 0) {
         const filtered = this.model.filter.account || this.model.filter.name;
-        out.push({ kind: 'message', profile: s.profile, system: s.system, text: filtered ? 'No jobs match the filter' : 'No jobs' });
+        out.push({ kind: 'message', profile: s.profile, system: s.system, text: filtered ? vscode.l10n.t('No jobs match the filter') : vscode.l10n.t('No jobs') });
       }
     }
     return out;

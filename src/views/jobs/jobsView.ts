@@ -16,10 +16,6 @@ import type { JobsNode } from './jobsNodes';
 import { JobsProvider } from './jobsProvider';
 import { messageOf } from '../../core/errors';
 
-/** With the view hidden: the first look at a job this window submitted, and the next after a failure. */
-const HIDDEN_FIRST_MS = 5_000;
-const HIDDEN_RETRY_MS = 30_000;
-
 export class JobsView implements JobsViewControl, vscode.Disposable {
   private readonly model: JobsModel;
   private readonly provider: JobsProvider;
@@ -31,12 +27,9 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
   /** Finish notices shown so far (tests read them through `snapshot`). */
   private readonly notices: string[] = [];
   private loading = false;
-  private hiddenTimer: NodeJS.Timeout | undefined;
-  private hiddenDue = 0;
   private readonly log: ReturnType<ExtensionServices['log']['withTag']>;
   /** profile/system/jobId of the jobs cancelled from this window. */
   private readonly userCancelled = new Set<string>();
-  private hiddenAbort: AbortController | undefined;
   private readonly followUps: ExtensionServices['followUps'];
 
   constructor(services: ExtensionServices) {
@@ -60,10 +53,9 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
       this.view,
       this.view.onDidChangeVisibility((e) => {
         this.scheduler.setVisible(e.visible);
-        if (e.visible) this.stopHidden();
-        else this.watchHidden(HIDDEN_FIRST_MS);
+        if (e.visible) this.model.watch.stopHidden();
+        else this.watchHidden();
       }),
-      { dispose: () => this.stopHidden() },
       onConnectionsChanged(services.connections, () => this.scheduler.request('connection')),
       // "Cannot reach <site>" shows (and goes) as soon as the connection says so.
       onReachabilityChanged(services.connections, () => this.scheduler.request('connection')),
@@ -106,43 +98,12 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
   track(ref: JobRef): void {
     this.model.track(ref);
     this.scheduler.request('action');
-    this.watchHidden(HIDDEN_FIRST_MS);
+    this.watchHidden();
   }
 
-  /**
-   * With the view hidden, the jobs this window submitted are still watched (by id, at a rate the
-   * model adapts to them), so that a job's end is announced when it happens, not when the view is
-   * opened next. Nothing to watch: no timer, no request.
-   */
-  private watchHidden(delayMs: number): void {
-    if (this.view.visible || !this.model.watchingOwn) return;
-    // A look already due sooner stands; one due later (a job pending for long) gives way.
-    if (this.hiddenTimer && this.hiddenDue <= Date.now() + delayMs) return;
-    clearTimeout(this.hiddenTimer);
-    this.hiddenDue = Date.now() + delayMs;
-    this.hiddenTimer = setTimeout(() => {
-      this.hiddenTimer = undefined;
-      if (this.view.visible) return;
-      const ctl = new AbortController();
-      this.hiddenAbort = ctl;
-      this.model.pollOwn(ctl.signal).then(
-        (next) => {
-          this.log.debug(`hidden view: looked at the jobs this window submitted; next look ${next === undefined ? 'none (nothing to watch)' : `in ${next} ms`}`);
-          if (next !== undefined && !ctl.signal.aborted) this.watchHidden(next);
-        },
-        (e: unknown) => {
-          this.log.debug(`hidden view: looking at the submitted jobs failed (${messageOf(e)}); again in ${HIDDEN_RETRY_MS} ms`);
-          if (!ctl.signal.aborted) this.watchHidden(HIDDEN_RETRY_MS);
-        },
-      ).finally(() => { if (this.hiddenAbort === ctl) this.hiddenAbort = undefined; });
-    }, delayMs);
-  }
-
-  private stopHidden(): void {
-    clearTimeout(this.hiddenTimer);
-    this.hiddenTimer = undefined;
-    this.hiddenAbort?.abort();
-    this.hiddenAbort = undefined;
+  /** With the view hidden, the jobs this window submitted are still watched (jobWatch.ts). */
+  private watchHidden(): void {
+    this.model.watch.watchHidden(() => this.view.visible, this.log);
   }
 
   async reveal(ref: JobRef): Promise<void> {
@@ -206,9 +167,9 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
   private notifyFinished(ref: JobRef, job: Job): void {
     // A job the user cancelled here ended as asked: the cancel command said so once already.
     if (job.stateClass === 'cancelled' && this.userCancelled.delete(`${ref.profile}/${ref.system}/${ref.jobId}`)) return;
-    const text = `Job ${job.id} (${job.name}) on ${ref.system} ${endingOf(job)}.`;
+    const text = vscode.l10n.t('Job {0} ({1}) on {2} {3}.', job.id, job.name, ref.system, endingOf(job));
     this.notices.push(`${ref.system}/${job.id}: ${text}`);
-    const open = 'Open Output';
+    const open = vscode.l10n.t('Open Output');
     // Another feature's next step for this job (Sync and Submit: Fetch from Cluster), on the same notice.
     const next = this.followUps.take(ref);
     const actions = next ? [open, next.title] : [open];
@@ -225,17 +186,17 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
     const backoff = this.scheduler.backoff;
     this.view.description = this.loading
       ? time
-        ? `updating… (${time})`
-        : 'updating…'
+        ? vscode.l10n.t('updating… ({0})', time)
+        : vscode.l10n.t('updating…')
       : backoff > 0
-        ? `rate limited: next try in ${Math.round(backoff / 1000)} s${time ? ` (updated ${time})` : ''}`
+        ? time ? vscode.l10n.t('rate limited: next try in {0} s (updated {1})', Math.round(backoff / 1000), time) : vscode.l10n.t('rate limited: next try in {0} s', Math.round(backoff / 1000))
         : time
           ? `updated ${time}`
           : undefined;
     const parts: string[] = [];
     if (this.model.allUsers) parts.push("all users' jobs");
     if (this.model.filter.account) parts.push(`account ${this.model.filter.account}`);
-    if (this.model.filter.name) parts.push(`name, id, partition or state contains "${this.model.filter.name}"`);
+    if (this.model.filter.name) parts.push(vscode.l10n.t('name, id, partition or state contains "{0}"', this.model.filter.name));
     this.view.message = parts.length ? `Showing ${parts.join(', ')}` : undefined;
   }
 

@@ -3,6 +3,7 @@
  * of the system (never a request per partition): idle and total nodes, running and pending jobs,
  * and the longest current pending wait.
  */
+import * as l10n from '@vscode/l10n';
 import type { ComputeNode, Job } from '../../core/model';
 
 export interface PartitionLoad {
@@ -72,9 +73,9 @@ export function loadDescription(l: PartitionLoad): string {
 
 export function loadTooltip(l: PartitionLoad): string {
   const lines: string[] = [];
-  if (l.nodes !== undefined) lines.push(`${l.idleNodes ?? 0} of ${l.nodes} nodes idle`);
-  if (l.running !== undefined) lines.push(`${l.running} jobs running, ${l.pending ?? 0} pending (all users)`);
-  else lines.push('jobs of all users: not available on this system');
-  if (l.longestWaitSeconds !== undefined) lines.push(`longest current wait: ${duration(l.longestWaitSeconds)}`);
+  if (l.nodes !== undefined) lines.push(l10n.t('{0} of {1} nodes idle', l.idleNodes ?? 0, l.nodes));
+  if (l.running !== undefined) lines.push(l10n.t('{0} jobs running, {1} pending (all users)', l.running, l.pending ?? 0));
+  else lines.push(l10n.t('jobs of all users: not available on this system'));
+  if (l.longestWaitSeconds !== undefined) lines.push(l10n.t('longest current wait: {0}', duration(l.longestWaitSeconds)));
   return lines.join('\n');
 }

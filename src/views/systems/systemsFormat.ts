@@ -1,4 +1,5 @@
 /** Words for the Systems tree (pure, no `vscode`). */
+import * as l10n from '@vscode/l10n';
 import { loadDescription, type PartitionLoad } from './partitionLoad';
 import type { ComputeNode, Health, Partition, Reservation, System } from '../../core/model';
 
@@ -31,7 +32,7 @@ export function healthTooltip(name: string, h: Health): string {
   const fine = h.services.filter((s) => s.healthy);
   if (fine.length) lines.push(`- healthy: ${fine.map((s) => s.service + (s.path ? ` ${s.path}` : '')).join(', ')}`);
   const checked = h.lastChecked ?? h.services.find((s) => s.lastChecked)?.lastChecked;
-  if (checked) lines.push(`\nlast checked ${checked.toLocaleString()}`);
+  if (checked) lines.push(l10n.t('\nlast checked {0}', checked.toLocaleString()));
   return lines.join('\n');
 }
 
@@ -39,9 +40,9 @@ export function healthTooltip(name: string, h: Health): string {
 export function transferLine(s: Pick<System, 'transferMethod' | 'maxDirectTransferSize'>): string | undefined {
   const direct = `${Math.round(s.maxDirectTransferSize / 1024)} KiB`;
   if (!s.transferMethod) return undefined;
-  if (s.transferMethod === 's3' || s.transferMethod === 'xfer-external') return `Files up to ${direct} move directly; larger ones are staged (${s.transferMethod}).`;
-  if (s.transferMethod === 'streamer') return `Files up to ${direct} move directly; larger ones stream from a transfer job on the cluster (streamer).`;
-  return `$(warning) Files up to ${direct} move directly; this site stages larger ones with "${s.transferMethod}", which the extension does not speak yet.`;
+  if (s.transferMethod === 's3' || s.transferMethod === 'xfer-external') return l10n.t('Files up to {0} move directly; larger ones are staged ({1}).', direct, s.transferMethod);
+  if (s.transferMethod === 'streamer') return l10n.t('Files up to {0} move directly; larger ones stream from a transfer job on the cluster (streamer).', direct);
+  return l10n.t('$(warning) Files up to {0} move directly; this site stages larger ones with "{1}", which the extension does not speak yet.', direct, s.transferMethod);
 }
 
 /**
@@ -80,7 +81,8 @@ export function reservationTooltip(r: Reservation, now = Date.now()): string {
   if (r.accounts?.length) lines.push(`- accounts: ${r.accounts.join(', ')}`);
   if (isMaintenanceSoon(r, now)) {
     const days = (r.start.getTime() - now) / 86_400_000;
-    lines.push(days > 0 ? `\n$(warning) Maintenance starts in ${days < 1 ? `${Math.round(days * 24)} hours` : `${Math.round(days)} days`}` : '\n$(warning) Maintenance in progress');
+    const starts = days < 1 ? l10n.t('Maintenance starts in {0} hours', Math.round(days * 24)) : l10n.t('Maintenance starts in {0} days', Math.round(days));
+    lines.push(`\n$(warning) ${days > 0 ? starts : l10n.t('Maintenance in progress')}`);
   }
   return lines.join('\n');
 }

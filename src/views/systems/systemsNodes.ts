@@ -23,12 +23,12 @@ export type SystemsNode =
   | { kind: 'info'; id: string; label: string; description?: string; icon: string }
   | { kind: 'error'; id: string; profile: string; system?: string; what: string; error: unknown };
 
-const CATEGORY: Record<Category, { label: string; icon: string }> = {
-  partitions: { label: 'Partitions', icon: 'layers' },
-  nodes: { label: 'Nodes', icon: 'server' },
-  reservations: { label: 'Reservations', icon: 'calendar' },
-  filesystems: { label: 'Filesystems', icon: 'folder-library' },
-  userinfo: { label: 'User info', icon: 'account' },
+const CATEGORY: Record<Category, { label: () => string; icon: string }> = {
+  partitions: { label: () => vscode.l10n.t('Partitions'), icon: 'layers' },
+  nodes: { label: () => vscode.l10n.t('Nodes'), icon: 'server' },
+  reservations: { label: () => vscode.l10n.t('Reservations'), icon: 'calendar' },
+  filesystems: { label: () => vscode.l10n.t('Filesystems'), icon: 'folder-library' },
+  userinfo: { label: () => vscode.l10n.t('User info'), icon: 'account' },
 };
 
 export const CATEGORIES = Object.keys(CATEGORY) as Category[];
@@ -49,7 +49,7 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
     case 'system':
       return systemItem(n);
     case 'category':
-      item = new vscode.TreeItem(CATEGORY[n.category].label, Collapsed);
+      item = new vscode.TreeItem(CATEGORY[n.category].label(), Collapsed);
       item.iconPath = icon(CATEGORY[n.category].icon);
       // `manage;`: the connection can create, update and delete reservations (API v1).
       item.contextValue = `;category;${n.category};${n.manage ? 'manage;' : ''}`;
@@ -85,19 +85,19 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
     }
     case 'filesystem':
       item = new vscode.TreeItem(n.fs.path, None);
-      item.description = n.fs.dataType + (n.fs.defaultWorkDir ? ' · default work dir' : '');
+      item.description = n.fs.dataType + (n.fs.defaultWorkDir ? vscode.l10n.t(' · default work dir') : '');
       item.iconPath = icon('root-folder');
       item.contextValue = ';filesystem;openable;';
-      item.tooltip = `Open ${n.fs.path} on ${n.system} as a remote folder`;
+      item.tooltip = vscode.l10n.t('Open {0} on {1} as a remote folder', n.fs.path, n.system);
       item.id = `f/${n.profile}/${n.system}/${n.fs.path}`;
       return item;
     case 'unreachable':
       item = new vscode.TreeItem(cannotReach(n.site), None);
-      item.description = n.since !== undefined ? `since ${clockTime(n.since)} · trying again` : 'trying again';
-      item.tooltip = `FirecREST at ${n.site} does not answer. It is tried again by itself; Retry tries now. The details are in the FirecREST log.`;
+      item.description = n.since !== undefined ? vscode.l10n.t('since {0} · trying again', clockTime(n.since)) : vscode.l10n.t('trying again');
+      item.tooltip = vscode.l10n.t('FirecREST at {0} does not answer. It is tried again by itself; Retry tries now. The details are in the FirecREST log.', n.site);
       item.iconPath = icon('debug-disconnect', 'list.warningForeground');
       item.contextValue = ';unreachable;';
-      item.command = { title: 'Retry', command: 'firecrest.retryConnection', arguments: [{ profile: n.profile }] };
+      item.command = { title: vscode.l10n.t('Retry'), command: 'firecrest.retryConnection', arguments: [{ profile: n.profile }] };
       item.id = `u/${n.profile}`;
       return item;
     case 'info':
@@ -116,9 +116,9 @@ function systemItem(n: Extract<SystemsNode, { kind: 'system' }>): vscode.TreeIte
   const item = new vscode.TreeItem(n.system.name, vscode.TreeItemCollapsibleState.Collapsed);
   if (n.unreachable) {
     // Not "ok" while nothing answers: the last known state, said to be such.
-    item.description = `unknown (was ${n.system.health.status})`;
+    item.description = vscode.l10n.t('unknown (was {0})', n.system.health.status);
     item.iconPath = icon('circle-large-outline', 'disabledForeground');
-    item.tooltip = md([`**${n.system.name}**: its state is unknown while FirecREST does not answer (last known: ${n.system.health.status}).`, transferLine(n.system)].filter(Boolean).join('\n\n'));
+    item.tooltip = md([vscode.l10n.t('**{0}**: its state is unknown while FirecREST does not answer (last known: {1}).', n.system.name, n.system.health.status), transferLine(n.system)].filter(Boolean).join('\n\n'));
     item.contextValue = ';system;health-unknown;';
     item.id = `s/${n.profile}/${n.system.name}`;
     return item;
@@ -140,8 +140,8 @@ function partitionItem(n: Extract<SystemsNode, { kind: 'partition' }>): vscode.T
   item.id = `p/${n.profile}/${n.system}/${n.partition.name}`;
   {
     const lines: string[] = [];
-    if (n.partition.cpus !== undefined) lines.push(`${n.partition.totalNodes ?? '?'} nodes, ${n.partition.cpus} CPUs`);
-    if (n.partition.maxTimeSeconds !== undefined) lines.push(`max time ${Number.isFinite(n.partition.maxTimeSeconds) ? `${Math.round(n.partition.maxTimeSeconds / 60)} min` : 'unlimited'}`);
+    if (n.partition.cpus !== undefined) lines.push(vscode.l10n.t('{0} nodes, {1} CPUs', n.partition.totalNodes ?? '?', n.partition.cpus));
+    if (n.partition.maxTimeSeconds !== undefined) lines.push(Number.isFinite(n.partition.maxTimeSeconds) ? vscode.l10n.t('max time {0} min', Math.round(n.partition.maxTimeSeconds / 60)) : vscode.l10n.t('max time unlimited'));
     if (n.load) lines.push(loadTooltip(n.load));
     if (lines.length) item.tooltip = lines.join('\n');
   }
@@ -154,11 +154,11 @@ function errorItem(n: Extract<SystemsNode, { kind: 'error' }>): vscode.TreeItem 
   if (isUnreachable(n.error)) {
     // What failed here failed because nothing answers: said as such, with the connection's Retry.
     item = new vscode.TreeItem(cannotReach(siteOfError(n.error) ?? n.profile), None);
-    item.description = `${n.what}: trying again`;
-    item.tooltip = 'FirecREST does not answer. It is tried again by itself; Retry tries now. The details are in the FirecREST log.';
+    item.description = vscode.l10n.t('{0}: trying again', n.what);
+    item.tooltip = vscode.l10n.t('FirecREST does not answer. It is tried again by itself; Retry tries now. The details are in the FirecREST log.');
     item.iconPath = icon('debug-disconnect', 'list.warningForeground');
     item.contextValue = ';unreachable;';
-    item.command = { title: 'Retry', command: 'firecrest.retryConnection', arguments: [{ profile: n.profile }] };
+    item.command = { title: vscode.l10n.t('Retry'), command: 'firecrest.retryConnection', arguments: [{ profile: n.profile }] };
     item.id = n.id;
     return item;
   }
@@ -166,14 +166,14 @@ function errorItem(n: Extract<SystemsNode, { kind: 'error' }>): vscode.TreeItem 
   // A planned maintenance is said as such, in the site's words: not an error of ours or an outage.
   const maintenance = n.error instanceof MaintenanceError;
   const message = n.error instanceof Error ? n.error.message : String(n.error);
-  item = new vscode.TreeItem(signIn ? 'Not signed in' : maintenance ? 'In maintenance' : `Could not load ${n.what}`, None);
+  item = new vscode.TreeItem(signIn ? vscode.l10n.t('Not signed in') : maintenance ? vscode.l10n.t('In maintenance') : vscode.l10n.t('Could not load {0}', n.what), None);
   item.description = maintenance ? message.replace(/^The site is in maintenance(?: \([^)]*\))?: /, '') : message;
   item.tooltip = message;
   item.iconPath = signIn ? icon('account') : maintenance ? icon('tools', 'list.warningForeground') : icon('error', 'list.errorForeground');
   item.contextValue = signIn ? ';error;signin;' : ';error;retry;';
   item.command = signIn
-    ? { title: 'Sign In', command: 'firecrest.signIn', arguments: [n] }
-    : { title: 'Retry', command: 'firecrest.systems.retry', arguments: [n] };
+    ? { title: vscode.l10n.t('Sign In'), command: 'firecrest.signIn', arguments: [n] }
+    : { title: vscode.l10n.t('Retry'), command: 'firecrest.systems.retry', arguments: [n] };
   item.id = n.id;
   return item;
 }

@@ -53,7 +53,7 @@ export class SystemsProvider implements vscode.TreeDataProvider<SystemsNode>, vs
     const down: SystemsNode = { kind: 'unreachable', profile, site, since: info?.unreachableSince };
     try {
       const systems = await this.model.systems(profile);
-      if (systems.length === 0) return [{ kind: 'info', id: `i/${profile}/none`, label: 'No systems', icon: 'info' }];
+      if (systems.length === 0) return [{ kind: 'info', id: `i/${profile}/none`, label: vscode.l10n.t('No systems'), icon: 'info' }];
       const unreachable = info?.unreachableSince !== undefined;
       const rows = systems.map((system): SystemsNode => ({ kind: 'system', profile, system, ...(unreachable ? { unreachable } : {}) }));
       return unreachable ? [down, ...rows] : rows;
@@ -82,7 +82,7 @@ export class SystemsProvider implements vscode.TreeDataProvider<SystemsNode>, vs
     const empty = (label: string): SystemsNode[] => [{ kind: 'info', id: `i/${profile}/${name}/${category}`, label, icon: 'info' }];
     switch (category) {
       case 'filesystems':
-        return system.fileSystems.length ? system.fileSystems.map((fs) => ({ kind: 'filesystem', ...base, fs })) : empty('No filesystems');
+        return system.fileSystems.length ? system.fileSystems.map((fs) => ({ kind: 'filesystem', ...base, fs })) : empty(vscode.l10n.t('No filesystems'));
       case 'partitions':
         try {
           // The load: one node listing (shared with the Nodes group) and one all-users job listing
@@ -93,21 +93,21 @@ export class SystemsProvider implements vscode.TreeDataProvider<SystemsNode>, vs
             this.model.fetch(profile, name, 'queue', (c) => c.jobs(name, { allUsers: true, timeWindow: '1h', queueOnly: true })).catch(() => undefined),
           ]);
           const loads = nodes || jobs ? partitionLoads(nodes, jobs) : undefined;
-          return parts.length ? parts.map((partition) => ({ kind: 'partition', ...base, partition, load: loads ? (loads.get(partition.name) ?? emptyLoad(nodes !== undefined, jobs !== undefined)) : undefined })) : empty('No partitions');
+          return parts.length ? parts.map((partition) => ({ kind: 'partition', ...base, partition, load: loads ? (loads.get(partition.name) ?? emptyLoad(nodes !== undefined, jobs !== undefined)) : undefined })) : empty(vscode.l10n.t('No partitions'));
         } catch (e) {
           return fail('partitions', e);
         }
       case 'reservations':
         try {
           const res = await this.model.fetch(profile, name, 'reservations', (c) => c.reservations(name));
-          return res.length ? res.map((reservation) => ({ kind: 'reservation', ...base, reservation, manage })) : empty('No reservations');
+          return res.length ? res.map((reservation) => ({ kind: 'reservation', ...base, reservation, manage })) : empty(vscode.l10n.t('No reservations'));
         } catch (e) {
           return fail('reservations', e);
         }
       case 'nodes':
         try {
           const nodes = await this.model.fetch(profile, name, 'nodes', (c) => c.nodes(name));
-          if (nodes.length === 0) return empty('No nodes');
+          if (nodes.length === 0) return empty(vscode.l10n.t('No nodes'));
           if (nodes.length <= GROUP_NODES_ABOVE) return nodes.map((node) => ({ kind: 'computeNode', ...base, node }));
           return groupByState(nodes).map(([state, list]) => ({ kind: 'nodeState', ...base, state, nodes: list }));
         } catch (e) {

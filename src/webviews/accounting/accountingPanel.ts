@@ -30,7 +30,7 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
   private readonly users = new Map<string, Promise<UserInfo['user'] | undefined>>();
   /** Where an export goes; a seam so host tests can answer the dialog. */
   pickSaveUri: (suggested: vscode.Uri) => Thenable<vscode.Uri | undefined> = (defaultUri) =>
-    vscode.window.showSaveDialog({ defaultUri, filters: { CSV: ['csv'] }, title: 'Export job accounting' });
+    vscode.window.showSaveDialog({ defaultUri, filters: { CSV: ['csv'] }, title: vscode.l10n.t('Export job accounting') });
 
   constructor(panel: vscode.WebviewPanel, private readonly services: ExtensionServices, preset?: Partial<AccountingForm>) {
     super(panel, services.context.extensionUri, ACCOUNTING_PANEL, accountingToHost, services.log.withTag('accounting'));
@@ -102,11 +102,11 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
     const conns = this.services.connections.connections();
     const conn = conns.find((c) => c.profile.name === form.profile);
     if (!conn) {
-      const message = conns.length ? `There is no connection named "${form.profile}".` : 'No FirecREST connection is configured.';
+      const message = conns.length ? vscode.l10n.t('There is no connection named "{0}".', form.profile) : vscode.l10n.t('No FirecREST connection is configured.');
       return this.post({ type: 'failed', requestId, failure: 'noConnection', message });
     }
     if (conn.state === 'signed-out') {
-      return this.post({ type: 'failed', requestId, failure: 'signedOut', message: `You are signed out of "${form.profile}".` });
+      return this.post({ type: 'failed', requestId, failure: 'signedOut', message: vscode.l10n.t('You are signed out of "{0}".', form.profile) });
     }
     let query;
     try {
@@ -124,7 +124,7 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
       this.log.info(`${form.profile}/${form.system}: ${rows.length} of ${jobs.length} job(s) in ${Date.now() - started} ms`);
       // API v2 has no accounting route: its job listing looks back 7 days at most (time_window).
       const limit = client.apiVersion === 'v2' && query.startTime !== undefined && query.startTime < Date.now() / 1000 - V2_LOOKBACK_S
-        ? 'API v2 lists finished jobs of the last 7 days only; older jobs are not shown'
+        ? vscode.l10n.t('API v2 lists finished jobs of the last 7 days only; older jobs are not shown')
         : undefined;
       this.last = { type: 'results', requestId, profile: form.profile, system: form.system, rows, queriedAt: Date.now(), limit };
       await this.post(this.last);
@@ -154,7 +154,7 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
 
   private async exportCsv(requestId: number, ids: string[]): Promise<void> {
     const last = this.last;
-    if (!last) return this.post({ type: 'exported', requestId, error: 'There are no results to export yet.' });
+    if (!last) return this.post({ type: 'exported', requestId, error: vscode.l10n.t('There are no results to export yet.') });
     const byId = new Map(last.rows.map((r) => [r.id, r]));
     const rows = ids.map((id) => byId.get(id)).filter((r): r is AccountingRow => !!r);
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri ?? this.services.context.globalStorageUri;

@@ -3,6 +3,7 @@
  * filters the API has no parameter for (state, partition), and the rows the table shows.
  * Pure functions: unit tests run them without VS Code.
  */
+import * as l10n from '@vscode/l10n';
 import type { AccountingQuery } from '../../core/api';
 import type { Job } from '../../core/model';
 import { isTransferJob } from '../../common/transferJobs';
@@ -32,7 +33,7 @@ export function timeWindow(form: AccountingForm, now = Date.now()): { start: num
       const start = form.from ? localDay(form.from) : nowS - 7 * DAY;
       // `to` is inclusive: the whole day.
       const end = form.to ? localDay(form.to) + DAY - 1 : undefined;
-      if (end !== undefined && end < start) throw new RangeError(`The range ends (${form.to}) before it starts (${form.from}).`);
+      if (end !== undefined && end < start) throw new RangeError(l10n.t('The range ends ({0}) before it starts ({1}).', form.to, form.from));
       return { start, end };
     }
   }

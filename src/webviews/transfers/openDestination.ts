@@ -14,12 +14,12 @@ export function destinationUri(r: TransferRecord): vscode.Uri | undefined {
 
 export async function openDestination(r: TransferRecord): Promise<vscode.Uri> {
   const uri = destinationUri(r);
-  if (!uri) throw new Error('This transfer has no destination to open.');
+  if (!uri) throw new Error(vscode.l10n.t('This transfer has no destination to open.'));
   const st = await vscode.workspace.fs.stat(uri).then(undefined, () => undefined);
-  if (!st) throw new Error(`${uri.scheme === 'file' ? uri.fsPath : uri.toString(true)} does not exist any more.`);
+  if (!st) throw new Error(vscode.l10n.t('{0} does not exist any more.', uri.scheme === 'file' ? uri.fsPath : uri.toString(true)));
   const inWorkspace = vscode.workspace.getWorkspaceFolder(uri) !== undefined;
   if (st.type & vscode.FileType.Directory) {
-    if (!inWorkspace) throw new Error(`${uri.toString(true)} is a folder outside the workspace; add it to the workspace to reveal it.`);
+    if (!inWorkspace) throw new Error(vscode.l10n.t('{0} is a folder outside the workspace; add it to the workspace to reveal it.', uri.toString(true)));
     await vscode.commands.executeCommand('revealInExplorer', uri);
     return uri;
   }

@@ -11,7 +11,7 @@ export class TransfersStatusBar extends Disposable {
 
   constructor(private readonly events: TransferEvents, command: string) {
     super();
-    this.item.name = 'FirecREST Transfers';
+    this.item.name = vscode.l10n.t('FirecREST Transfers');
     this.item.command = command;
     this._register(events.onDidChange(() => this.update()));
     this.update();

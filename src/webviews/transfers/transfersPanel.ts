@@ -71,11 +71,11 @@ export class TransfersPanel extends WebviewPanelHost<TransfersToHost, TransfersT
 
   private async act(requestId: number, action: TransferAction, id: number): Promise<void> {
     const record = this.events.get(id);
-    if (!record) return this.post({ type: 'done', requestId, error: 'This transfer is no longer listed.' });
+    if (!record) return this.post({ type: 'done', requestId, error: vscode.l10n.t('This transfer is no longer listed.') });
     try {
       switch (action) {
         case 'cancel':
-          if (!this.events.cancel(id)) throw new Error('The transfer is not running any more.');
+          if (!this.events.cancel(id)) throw new Error(vscode.l10n.t('The transfer is not running any more.'));
           break;
         case 'retry':
         case 'resume': {

@@ -5,8 +5,8 @@
  * happened: attach leaves nothing behind in the user's folders.
  */
 import { randomBytes } from 'node:crypto';
-import type { FirecrestApi } from '../../core/api';
-import { bashCommand, shellQuote } from '../../core/shellQuote';
+import type { FirecrestApi } from '../core/api';
+import { bashCommand, shellQuote } from '../core/shellQuote';
 
 /** The most output bytes shown of one command (its end, when it wrote more). */
 export const MAX_OUTPUT = 1024 * 1024;

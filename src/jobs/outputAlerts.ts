@@ -2,7 +2,7 @@
  * Alerts in job output: the user's regexes (`firecrest.output.alerts`) matched against output as it
  * arrives, line by line. Free of `vscode`: the output documents feed it text and draw its matches.
  */
-import { messageOf } from '../../core/errors';
+import { messageOf } from '../core/errors';
 
 export interface AlertRule {
   /** The pattern as the user wrote it (also the rule's name in messages). */

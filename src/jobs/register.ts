@@ -4,10 +4,10 @@
  * host tests inspect (tree contents, what a Follow Output terminal printed).
  */
 import * as vscode from 'vscode';
-import { jobKey } from '../../common/jobRef';
-import type { ExtensionServices } from '../../common/services';
-import type { JobsViewControl } from '../../common/viewControls';
-import { registerCommand } from '../register';
+import { jobKey } from '../common/jobRef';
+import type { ExtensionServices } from '../common/services';
+import type { JobsViewControl } from '../common/viewControls';
+import { registerCommand } from '../common/commandWrapper';
 import { attachTerminals, attachToJob } from './attachToJob';
 import { trackBatchScriptContext } from './batchScriptContext';
 import { cancelJob } from './cancelJob';

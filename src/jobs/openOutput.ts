@@ -4,9 +4,9 @@
  * through the firecrest:// file system.
  */
 import * as vscode from 'vscode';
-import type { ExtensionServices } from '../../common/services';
-import { NotFoundError } from '../../core/errors';
-import { FirecrestUri } from '../../core/uri';
+import type { ExtensionServices } from '../common/services';
+import { NotFoundError } from '../core/errors';
+import { FirecrestUri } from '../core/uri';
 import type { OutputDocuments } from './outputDocuments';
 import { jobOrTask } from './arrayTask';
 import { outputPaths } from './outputPaths';
@@ -20,15 +20,15 @@ export async function viewChunkBytes(services: ExtensionServices, profile: strin
 
 /** The job (asked for when not given), its client and the path of its `stream` file. */
 async function outputOf(services: ExtensionServices, stream: 'stdout' | 'stderr', arg: unknown, what: string) {
-  const picked = await resolveJob(services, arg, { placeHolder: `Open the ${stream === 'stdout' ? 'output' : 'error output'}${what} of which job?` });
+  const picked = await resolveJob(services, arg, { placeHolder: vscode.l10n.t('Open the {0}{1} of which job?', stream === 'stdout' ? 'output' : 'error output', what) });
   if (!picked) return undefined;
   const client = await services.connections.client(picked.profile);
   // An array's parent: which task.
-  const ref = await jobOrTask(client, picked, `Open the ${stream === 'stdout' ? 'output' : 'error output'}`);
+  const ref = await jobOrTask(client, picked, vscode.l10n.t('Open the {0}', stream === 'stdout' ? 'output' : 'error output'));
   if (!ref) return undefined;
   const paths = await outputPaths(client, ref.system, ref.jobId, ref.job);
   const path = stream === 'stdout' ? paths.stdout : paths.stderr;
-  if (!path) throw new Error(`Job ${ref.jobId} has no known ${stream} file.`);
+  if (!path) throw new Error(vscode.l10n.t('Job {0} has no known {1} file.', ref.jobId, stream));
   return { ref, client, job: paths.job, path };
 }
 

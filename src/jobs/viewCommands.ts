@@ -1,9 +1,9 @@
 /** The Jobs view's title and error-node actions: refresh, all users, filter, retry. */
-import { fields, text } from '../../common/commandArgs';
+import { fields, text } from '../common/commandArgs';
 import * as vscode from 'vscode';
-import type { Log } from '../../common/services';
-import type { JobsViewControl } from '../../common/viewControls';
-import { registerCommand } from '../register';
+import type { Log } from '../common/services';
+import type { JobsViewControl } from '../common/viewControls';
+import { registerCommand } from '../common/commandWrapper';
 
 export function registerJobsViewCommands(jobs: JobsViewControl, log: Log): vscode.Disposable {
   return vscode.Disposable.from(
@@ -16,11 +16,11 @@ export function registerJobsViewCommands(jobs: JobsViewControl, log: Log): vscod
       const config = vscode.workspace.getConfiguration('firecrest.jobs');
       const current = config.get<string>('groupBy') ?? 'state';
       const choices = [
-        { label: 'State', value: 'state', description: 'running, pending, recently finished' },
+        { label: 'State', value: 'state', description: vscode.l10n.t('running, pending, recently finished') },
         { label: 'Partition', value: 'partition' },
-        { label: 'Name', value: 'name', description: 'runs of the same script side by side' },
+        { label: 'Name', value: 'name', description: vscode.l10n.t('runs of the same script side by side') },
       ];
-      const value = text(arg) ?? (await vscode.window.showQuickPick(choices.map((c) => ({ ...c, picked: c.value === current, detail: c.value === current ? 'now' : undefined })), { title: 'Group jobs by' }))?.value;
+      const value = text(arg) ?? (await vscode.window.showQuickPick(choices.map((c) => ({ ...c, picked: c.value === current, detail: c.value === current ? 'now' : undefined })), { title: vscode.l10n.t('Group jobs by') }))?.value;
       if (!value || !choices.some((c) => c.value === value)) return;
       // A setting, so that the choice is remembered (and can differ per workspace).
       await config.update('groupBy', value === 'state' ? undefined : value, vscode.ConfigurationTarget.Global);
@@ -34,8 +34,8 @@ export function registerJobsViewCommands(jobs: JobsViewControl, log: Log): vscod
       }
       const current = jobs.filter;
       const value = await vscode.window.showInputBox({
-        title: 'Filter jobs',
-        prompt: 'Text found in a job\'s name, id, partition or state, and/or account:NAME (empty clears the filter)',
+        title: vscode.l10n.t('Filter jobs'),
+        prompt: vscode.l10n.t('Text found in a job\'s name, id, partition or state, and/or account:NAME (empty clears the filter)'),
         value: [current.account ? `account:${current.account}` : '', current.name ?? ''].filter(Boolean).join(' '),
       });
       if (value === undefined) return;

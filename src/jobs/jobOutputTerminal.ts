@@ -4,10 +4,10 @@
  * kept for the host tests (`emitted`), as the terminal's own buffer is not readable.
  */
 import * as vscode from 'vscode';
-import type { FirecrestApi } from '../../core/api';
-import type { Job } from '../../core/model';
+import type { FirecrestApi } from '../core/api';
+import type { Job } from '../core/model';
 import { OutputStreamer, type StreamResult } from './outputStreamer';
-import { messageOf } from '../../core/errors';
+import { messageOf } from '../core/errors';
 
 export interface FollowTarget {
   profile: string;
@@ -47,7 +47,7 @@ export class JobOutputTerminal implements vscode.Pseudoterminal {
 
   open(): void {
     const t = this.target;
-    this.emit(`\x1b[2mFollowing ${t.stream} of job ${t.jobId} on ${t.system}: ${t.path}\x1b[0m\r\n`);
+    this.emit(vscode.l10n.t('\x1b[2mFollowing {0} of job {1} on {2}: {3}\x1b[0m\r\n', t.stream, t.jobId, t.system, t.path));
     this.streamer = new OutputStreamer({
       client: this.client,
       system: t.system,
@@ -80,8 +80,8 @@ export class JobOutputTerminal implements vscode.Pseudoterminal {
   private finish(r: StreamResult): void {
     this.result = r;
     if (r.reason === 'ended' && r.job) this.emit(`\r\n\x1b[1mJob ${this.target.jobId} ${this.describeEnd(r.job)}.\x1b[0m\r\n`);
-    else if (r.reason === 'cancelled') this.emit('\x1b[2mNot streamed.\x1b[0m\r\n');
-    else this.emit('\r\n\x1b[2mStopped following.\x1b[0m\r\n');
+    else if (r.reason === 'cancelled') this.emit(vscode.l10n.t('\x1b[2mNot streamed.\x1b[0m\r\n'));
+    else this.emit(vscode.l10n.t('\r\n\x1b[2mStopped following.\x1b[0m\r\n'));
     this.resolveDone(r);
   }
 

@@ -2,11 +2,11 @@
  * Follow Job Output: a terminal that prints the job's stdout (or stderr) as it grows and stops
  * when the job ends. One terminal per job and stream; asking again shows the existing one.
  */
-import { fields, oneOf } from '../../common/commandArgs';
+import { fields, oneOf } from '../common/commandArgs';
 import * as vscode from 'vscode';
-import { jobKey } from '../../common/jobRef';
-import type { ExtensionServices } from '../../common/services';
-import { endingOf } from '../../common/jobFormat';
+import { jobKey } from '../common/jobRef';
+import type { ExtensionServices } from '../common/services';
+import { endingOf } from '../common/jobFormat';
 import { JobOutputTerminal } from './jobOutputTerminal';
 import { viewChunkBytes } from './openOutput';
 import { jobOrTask } from './arrayTask';
@@ -27,11 +27,11 @@ export class Followers implements vscode.Disposable {
 }
 
 export async function followJobOutput(services: ExtensionServices, followers: Followers, arg?: unknown): Promise<{ key: string; path: string } | undefined> {
-  const picked = await resolveJob(services, arg, { placeHolder: 'Follow the output of which job?' });
+  const picked = await resolveJob(services, arg, { placeHolder: vscode.l10n.t('Follow the output of which job?') });
   if (!picked) return undefined;
   const client = await services.connections.client(picked.profile);
   // An array's parent: which task.
-  const ref = await jobOrTask(client, picked, 'Follow the output');
+  const ref = await jobOrTask(client, picked, vscode.l10n.t('Follow the output'));
   if (!ref) return undefined;
   const paths = await outputPaths(client, ref.system, ref.jobId, ref.job);
   let stream = fields(arg, { stream: oneOf('stdout', 'stderr') }).stream;
@@ -50,7 +50,7 @@ export async function followJobOutput(services: ExtensionServices, followers: Fo
     }
   }
   const path = stream === 'stderr' ? paths.stderr : paths.stdout;
-  if (!path) throw new Error(`Job ${ref.jobId} has no known ${String(stream)} file.`);
+  if (!path) throw new Error(vscode.l10n.t('Job {0} has no known {1} file.', ref.jobId, String(stream)));
 
   const key = `${jobKey(ref)}\u0000${String(stream)}`;
   const existing = followers.all.get(key);

@@ -3,19 +3,19 @@
  * argument says. Each step is skipped when there is only one choice.
  */
 import * as vscode from 'vscode';
-import { asJobRef, type JobRef } from '../../common/jobRef';
-import type { ExtensionServices } from '../../common/services';
-import type { FirecrestApi } from '../../core/api';
-import type { Job } from '../../core/model';
+import { asJobRef, type JobRef } from '../common/jobRef';
+import type { ExtensionServices } from '../common/services';
+import type { FirecrestApi } from '../core/api';
+import type { Job } from '../core/model';
 
 export async function pickProfile(services: ExtensionServices, given?: string): Promise<string | undefined> {
   if (given) return given;
   const all = services.connections.connections();
-  if (all.length === 0) throw new Error('No FirecREST connection: add one with "FirecREST: Add Connection…".');
+  if (all.length === 0) throw new Error(vscode.l10n.t('No FirecREST connection: add one with "FirecREST: Add Connection…".'));
   if (all.length === 1) return all[0].profile.name;
   const pick = await vscode.window.showQuickPick(
     all.map((c) => ({ label: c.profile.name, description: c.profile.url })),
-    { placeHolder: 'Which FirecREST connection?' },
+    { placeHolder: vscode.l10n.t('Which FirecREST connection?') },
   );
   return pick?.label;
 }
@@ -28,7 +28,7 @@ export async function pickSystem(services: ExtensionServices, profile: string, g
   const items = systems
     .map((s) => ({ label: s.name, description: s.name === preferred ? 'default' : s.health.status }))
     .sort((a, b) => Number(b.label === preferred) - Number(a.label === preferred));
-  const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Which system?' });
+  const pick = await vscode.window.showQuickPick(items, { placeHolder: vscode.l10n.t('Which system?') });
   return pick?.label;
 }
 
@@ -53,7 +53,7 @@ type JobItem = vscode.QuickPickItem & { job: Job };
  */
 function pickJobFromListing(client: FirecrestApi, system: string, opts: { activeOnly?: boolean; placeHolder?: string }): Promise<Job | undefined> {
   const qp = vscode.window.createQuickPick<JobItem>();
-  qp.placeholder = `Listing the jobs on ${system}…`;
+  qp.placeholder = vscode.l10n.t('Listing the jobs on {0}…', system);
   qp.busy = true;
   qp.matchOnDescription = true;
   const listing = new AbortController();
@@ -79,15 +79,15 @@ function pickJobFromListing(client: FirecrestApi, system: string, opts: { active
         const candidates = opts.activeOnly ? jobs.filter((j) => !j.isFinal) : jobs;
         if (candidates.length === 0) {
           finish(undefined);
-          void vscode.window.showInformationMessage(opts.activeOnly ? `No active jobs on ${system}.` : `No jobs on ${system}.`);
+          void vscode.window.showInformationMessage(opts.activeOnly ? vscode.l10n.t('No active jobs on {0}.', system) : vscode.l10n.t('No jobs on {0}.', system));
           return;
         }
         const order = (j: Job) => (j.isFinal ? 2 : j.stateClass === 'running' ? 0 : 1);
         qp.items = [...candidates].sort((a, b) => order(a) - order(b) || Number(b.id) - Number(a.id)).map((j) => ({ label: `${j.id} ${j.name}`, description: j.state, job: j }));
-        qp.placeholder = opts.placeHolder ?? 'Which job?';
+        qp.placeholder = opts.placeHolder ?? vscode.l10n.t('Which job?');
         qp.busy = false;
       },
-      (e: unknown) => finish(undefined, e instanceof Error ? e : new Error(`Could not list the jobs: ${JSON.stringify(e)}`)),
+      (e: unknown) => finish(undefined, e instanceof Error ? e : new Error(vscode.l10n.t('Could not list the jobs: {0}', JSON.stringify(e)))),
     );
   });
 }

@@ -6,9 +6,9 @@
  * and takes no more commands. What it wrote is kept for the host tests (`emitted`).
  */
 import * as vscode from 'vscode';
-import type { FirecrestApi } from '../../core/api';
+import type { FirecrestApi } from '../core/api';
 import { runInJob } from './runInJob';
-import { messageOf } from '../../core/errors';
+import { messageOf } from '../core/errors';
 
 const toTerminal = (s: string) => s.replace(/\r?\n/g, '\r\n');
 
@@ -39,7 +39,7 @@ export class AttachTerminal implements vscode.Pseudoterminal {
 
   open(): void {
     const t = this.target;
-    this.emit(`\x1b[2mCommands run inside job ${t.jobId} on ${t.system} (srun --overlap), in ${t.workingDirectory}. Ctrl-D or "exit" closes.\x1b[0m\r\n`);
+    this.emit(vscode.l10n.t('\x1b[2mCommands run inside job {0} on {1} (srun --overlap), in {2}. Ctrl-D or "exit" closes.\x1b[0m\r\n', t.jobId, t.system, t.workingDirectory));
     this.emit(this.prompt);
   }
 
@@ -54,7 +54,7 @@ export class AttachTerminal implements vscode.Pseudoterminal {
       if (ch === '\x03') {
         if (this.running) {
           this.running.abort();
-          this.emit('^C\r\n\x1b[2m(the command goes on in the job; its output is not shown)\x1b[0m\r\n');
+          this.emit(vscode.l10n.t('^C\r\n\x1b[2m(the command goes on in the job; its output is not shown)\x1b[0m\r\n'));
         } else {
           this.line = '';
           this.emit(`^C\r\n${this.prompt}`);
@@ -89,7 +89,7 @@ export class AttachTerminal implements vscode.Pseudoterminal {
     try {
       const r = await runInJob(this.client, t.system, t.jobId, t.workingDirectory, command, ctl.signal);
       if (ctl.signal.aborted) return;
-      if (r.truncated) this.emit('\x1b[2m(only the end of the output)\x1b[0m\r\n');
+      if (r.truncated) this.emit(vscode.l10n.t('\x1b[2m(only the end of the output)\x1b[0m\r\n'));
       this.emit(toTerminal(r.output));
       if (r.output !== '' && !r.output.endsWith('\n')) this.emit('\r\n');
       if (r.exitCode !== 0) this.emit(`\x1b[33m[exit ${r.exitCode ?? '?'}]\x1b[0m\r\n`);
@@ -99,7 +99,7 @@ export class AttachTerminal implements vscode.Pseudoterminal {
       // A job that ended takes no more commands.
       const job = await this.client.job(t.system, t.jobId).catch(() => undefined);
       if (job && job.stateClass !== 'running') {
-        this.emit(`\x1b[2mJob ${t.jobId} is ${job.state.toLowerCase()}: no more commands can run in it.\x1b[0m\r\n`);
+        this.emit(vscode.l10n.t('\x1b[2mJob {0} is {1}: no more commands can run in it.\x1b[0m\r\n', t.jobId, job.state.toLowerCase()));
         this.ended = true;
         return;
       }

@@ -3,10 +3,10 @@
  * job ran on the left, the file as it is now on the right) and Open Working Directory (as a remote
  * folder). A job submitted elsewhere uses the scheduler's copy of its script (metadata, v2).
  */
-import { fields, oneOf } from '../../common/commandArgs';
+import { fields, oneOf } from '../common/commandArgs';
 import * as vscode from 'vscode';
-import type { ExtensionServices } from '../../common/services';
-import { FirecrestUri } from '../../core/uri';
+import type { ExtensionServices } from '../common/services';
+import { FirecrestUri } from '../core/uri';
 import { resolveJob } from './pickers';
 import type { ProvenanceStore } from './provenance';
 
@@ -39,19 +39,19 @@ async function jobScript(services: ExtensionServices, provenance: ProvenanceStor
   }
   const client = await services.connections.client(profile);
   const meta = await client.jobMetadata(system, jobId);
-  if (!meta.script) throw new Error(`The scheduler did not keep the script of job ${jobId}, and it was not submitted from this editor.`);
+  if (!meta.script) throw new Error(vscode.l10n.t('The scheduler did not keep the script of job {0}, and it was not submitted from this editor.', jobId));
   return { script: meta.script, name: `job-${jobId}.sh` };
 }
 
 export async function compareScriptWithCurrent(services: ExtensionServices, provenance: ProvenanceStore, arg?: unknown): Promise<{ left: string; right: string } | undefined> {
-  const ref = await resolveJob(services, arg, { placeHolder: 'Compare the script of which job?' });
+  const ref = await resolveJob(services, arg, { placeHolder: vscode.l10n.t('Compare the script of which job?') });
   if (!ref) return undefined;
   const { source, name } = await jobScript(services, provenance, ref.profile, ref.system, ref.jobId);
   let current = source && (await exists(source)) ? source : undefined;
   // Submitted elsewhere, or the file is gone: the file in the active editor, if any.
   const active = vscode.window.activeTextEditor?.document.uri;
   if (!current && active && active.scheme !== SCRIPT_SCHEME) current = active;
-  if (!current) throw new Error(`There is no current file to compare the script of job ${ref.jobId} with: open the script in an editor.`);
+  if (!current) throw new Error(vscode.l10n.t('There is no current file to compare the script of job {0} with: open the script in an editor.', ref.jobId));
   const left = scriptUri(ref.profile, ref.system, ref.jobId, name);
   const currentName = current.path.slice(current.path.lastIndexOf('/') + 1);
   await vscode.commands.executeCommand('vscode.diff', left, current, `Job ${ref.jobId} ran ↔ ${currentName} now`, { preview: true });
@@ -59,16 +59,16 @@ export async function compareScriptWithCurrent(services: ExtensionServices, prov
 }
 
 export async function openWorkingDirectory(services: ExtensionServices, provenance: ProvenanceStore, arg?: unknown): Promise<string | undefined> {
-  const ref = await resolveJob(services, arg, { placeHolder: 'Open the working directory of which job?' });
+  const ref = await resolveJob(services, arg, { placeHolder: vscode.l10n.t('Open the working directory of which job?') });
   if (!ref) return undefined;
   const record = await provenance.get(ref.profile, ref.system, ref.jobId);
   const dir = record?.options.workingDirectory ?? (await (await services.connections.client(ref.profile)).job(ref.system, ref.jobId)).workingDirectory;
-  if (!dir) throw new Error(`Job ${ref.jobId} has no working directory on record.`);
+  if (!dir) throw new Error(vscode.l10n.t('Job {0} has no working directory on record.', ref.jobId));
   const uri = vscode.Uri.parse(FirecrestUri.from({ system: ref.system, path: dir, profile: services.connections.multiProfile ? ref.profile : undefined }).toString());
   const mode = fields(arg, { mode: oneOf('add', 'window') }).mode;
-  const add = 'Add to Workspace';
-  const window = 'Open in New Window';
-  const pick = mode === 'add' ? add : mode === 'window' ? window : (await vscode.window.showQuickPick([add, window], { placeHolder: `Open ${dir} (job ${ref.jobId}) on ${ref.system}` }));
+  const add = vscode.l10n.t('Add to Workspace');
+  const window = vscode.l10n.t('Open in New Window');
+  const pick = mode === 'add' ? add : mode === 'window' ? window : (await vscode.window.showQuickPick([add, window], { placeHolder: vscode.l10n.t('Open {0} (job {1}) on {2}', dir, ref.jobId, ref.system) }));
   if (!pick) return undefined;
   if (pick === add) {
     const folders = vscode.workspace.workspaceFolders ?? [];

@@ -1,8 +1,8 @@
 /** After a submission: tell the Jobs view to watch it, and offer the next steps. */
 import * as vscode from 'vscode';
-import type { JobRef } from '../../common/jobRef';
-import type { JobsViewControl } from '../../common/viewControls';
-import type { WalkthroughSteps } from '../../common/services';
+import type { JobRef } from '../common/jobRef';
+import type { JobsViewControl } from '../common/viewControls';
+import type { WalkthroughSteps } from '../common/services';
 
 export function announceSubmitted(ref: JobRef, jobs: JobsViewControl, what: string, steps: WalkthroughSteps): void {
   jobs.track(ref);

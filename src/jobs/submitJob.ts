@@ -9,22 +9,22 @@
  * reservation?, env?}`) takes the same path without prompts (tests, other extensions); `ask`
  * makes it ask (`missing`: what is neither given nor remembered; `all`: everything open again).
  */
-import { fields, flag, oneOf, record, text, textRecord, uri as uriArg, type Read } from '../../common/commandArgs';
+import { fields, flag, oneOf, record, text, textRecord, uri as uriArg, type Read } from '../common/commandArgs';
 import * as vscode from 'vscode';
-import type { JobRef } from '../../common/jobRef';
-import { parseSbatchScript } from '../../core/sbatch/index';
-import type { ExtensionServices } from '../../common/services';
-import type { JobsViewControl } from '../../common/viewControls';
-import type { JobSubmission } from '../../core/model';
-import { FIRECREST_SCHEME, FirecrestUri } from '../../core/uri';
+import type { JobRef } from '../common/jobRef';
+import { parseSbatchScript } from '../core/sbatch/index';
+import type { ExtensionServices } from '../common/services';
+import type { JobsViewControl } from '../common/viewControls';
+import type { JobSubmission } from '../core/model';
+import { FIRECREST_SCHEME, FirecrestUri } from '../core/uri';
 import { announceSubmitted } from './announceSubmitted';
 import { pickProfile, pickSystem } from './pickers';
 import { SubmitMemory, type SubmitAnswers } from './submitMemory';
-import { homeDirectory } from '../../common/homeDirectory';
+import { homeDirectory } from '../common/homeDirectory';
 import { askAccount, askDependency, askPartition, askReservation, askWorkingDirectory } from './submitPrompts';
-import { explainSbatchRefusal } from '../../common/sbatchRefusals';
+import { explainSbatchRefusal } from '../common/sbatchRefusals';
 import { gitFacts, type ProvenanceStore } from './provenance';
-import { messageOf } from '../../core/errors';
+import { messageOf } from '../core/errors';
 
 /**
  * The argument object. `dependency`: Slurm `--dependency`, e.g. `afterok:123` (asked for by Submit
@@ -48,17 +48,18 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
   const args = record(arg) ? fields(arg, SUBMIT_ARGS) : undefined;
   const ask = args ? (args.ask ?? 'none') : 'missing';
   const uri = uriArg(arg) ?? args?.uri ?? vscode.window.activeTextEditor?.document.uri;
-  if (!uri) throw new Error('Open a batch script (a shell script with #SBATCH lines) to submit it.');
+  if (!uri) throw new Error(vscode.l10n.t('Open a batch script (a shell script with #SBATCH lines) to submit it.'));
 
   const doc = await vscode.workspace.openTextDocument(uri);
-  if (doc.isDirty && !(await doc.save())) throw new Error(`Could not save ${uri.fsPath || uri.path} before submitting.`);
+  if (doc.isDirty && !(await doc.save())) throw new Error(vscode.l10n.t('Could not save {0} before submitting.', uri.fsPath || uri.path));
   const text = doc.getText();
   const script = parseSbatchScript(text);
   // A script sbatch would refuse is stopped here, before any question is asked.
   const refused = script.problems.filter((p) => p.severity === 'error');
   if (refused.length) {
     const first = refused[0];
-    throw new Error(`${basename(uri.path)} line ${first.span.line + 1}: ${first.message}${refused.length > 1 ? ` (and ${refused.length - 1} more problem(s), see the Problems view)` : ''}. sbatch would refuse it: fix it, then submit.`);
+    const more = refused.length > 1 ? vscode.l10n.t(' (and {0} more problem(s), see the Problems view)', refused.length - 1) : '';
+    throw new Error(vscode.l10n.t('{0} line {1}: {2}{3}. sbatch would refuse it: fix it, then submit.', basename(uri.path), first.span.line + 1, first.message, more));
   }
   // What the script already fixes is not asked for (and not overridden).
   const fixed = (name: string) => script.last(name)?.value || undefined;
@@ -110,7 +111,7 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
 
   // Read before the job is submitted: the commit and the diff that this run is made of.
   const git = gitFacts(uri);
-  const jobId = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Submitting ${basename(uri.path)} to ${system}…` }, () =>
+  const jobId = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Submitting {0} to {1}…', basename(uri.path), system) }, () =>
     client.submitJob(system, submission).catch((e: unknown) => {
       // sbatch's refusals, in a sentence that says what to change (its own text kept after it).
       if (e instanceof Error) e.message = explainSbatchRefusal(e.message);

@@ -3,7 +3,7 @@
  * with `#SBATCH` lines, so Submit Job shows in the editor title only for batch scripts.
  */
 import * as vscode from 'vscode';
-import { parseSbatchScript } from '../../core/sbatch/index';
+import { parseSbatchScript } from '../core/sbatch/index';
 
 export function trackBatchScriptContext(): vscode.Disposable {
   let last: boolean | undefined;

@@ -3,12 +3,10 @@
  * submission) and `undefined` for "no override, let the scheduler decide".
  */
 import * as vscode from 'vscode';
-import type { FirecrestApi } from '../../core/api';
-import { arrayCounts, describeCounts, groupArrays } from '../../core/jobArrays';
-import type { Reservation } from '../../core/model';
-import { stateInWords } from '../../common/jobFormat';
-
-const SCHEDULER_DEFAULT = '(scheduler default)';
+import type { FirecrestApi } from '../core/api';
+import { arrayCounts, describeCounts, groupArrays } from '../core/jobArrays';
+import type { Reservation } from '../core/model';
+import { stateInWords } from '../common/jobFormat';
 
 /**
  * Whether `me` may run in `r`: `allowed` or `denied` where the server lists who it is for,
@@ -23,11 +21,11 @@ export function reservationAccess(r: Reservation, me: { user: string; accounts: 
 
 export async function askWorkingDirectory(initial: string): Promise<string | undefined> {
   return vscode.window.showInputBox({
-    title: 'Submit Job: working directory',
-    prompt: 'Absolute path on the cluster where the job runs (sbatch --chdir)',
+    title: vscode.l10n.t('Submit Job: working directory'),
+    prompt: vscode.l10n.t('Absolute path on the cluster where the job runs (sbatch --chdir)'),
     value: initial,
     ignoreFocusOut: true,
-    validateInput: (v) => (v.startsWith('/') ? undefined : 'An absolute path, starting with /'),
+    validateInput: (v) => (v.startsWith('/') ? undefined : vscode.l10n.t('An absolute path, starting with /')),
   });
 }
 
@@ -43,9 +41,9 @@ export async function askAccount(client: FirecrestApi, system: string, preferred
   if (accounts.length === 1) return accounts[0].name;
   const first = preferred ?? accounts.find((a) => a.isDefault)?.name;
   const items = accounts
-    .map((a) => ({ label: a.name, description: [a.isDefault ? 'scheduler default' : '', a.name === preferred ? 'profile default' : ''].filter(Boolean).join(', ') }))
+    .map((a) => ({ label: a.name, description: [a.isDefault ? vscode.l10n.t('scheduler default') : '', a.name === preferred ? vscode.l10n.t('profile default') : ''].filter(Boolean).join(', ') }))
     .sort((a, b) => Number(b.label === first) - Number(a.label === first));
-  const pick = await vscode.window.showQuickPick(items, { title: 'Submit Job: account', placeHolder: 'Charge which account?', ignoreFocusOut: true });
+  const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Submit Job: account'), placeHolder: vscode.l10n.t('Charge which account?'), ignoreFocusOut: true });
   return pick ? pick.label : null;
 }
 
@@ -57,12 +55,12 @@ export async function askPartition(client: FirecrestApi, system: string, always 
   // scheduler's default then applies, and a refusal says so in words).
   if (!always && !partitions.every((p) => p.isDefault === false)) return undefined;
   const items = [
-    { label: SCHEDULER_DEFAULT, description: partitions.find((p) => p.isDefault)?.name ?? '' },
-    ...partitions.map((p) => ({ label: p.name, description: [p.state, p.isDefault ? 'default' : ''].filter(Boolean).join(' · ') })),
+    { label: vscode.l10n.t('(scheduler default)'), description: partitions.find((p) => p.isDefault)?.name ?? '', partition: undefined },
+    ...partitions.map((p) => ({ label: p.name, description: [p.state, p.isDefault ? vscode.l10n.t('default') : ''].filter(Boolean).join(' · '), partition: p.name })),
   ];
-  const pick = await vscode.window.showQuickPick(items, { title: 'Submit Job: partition', placeHolder: 'Which partition?', ignoreFocusOut: true });
+  const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Submit Job: partition'), placeHolder: vscode.l10n.t('Which partition?'), ignoreFocusOut: true });
   if (!pick) return null;
-  return pick.label === SCHEDULER_DEFAULT ? undefined : pick.label;
+  return pick.partition;
 }
 
 export async function askReservation(client: FirecrestApi, system: string): Promise<string | undefined | null> {
@@ -79,17 +77,17 @@ export async function askReservation(client: FirecrestApi, system: string): Prom
   // where it does not say, a maintenance window or one with a user list is marked as such.
   const usable = reservations.filter((r) => reservationAccess(r, me) !== 'denied');
   if (usable.length === 0) return undefined;
-  const none = '(no reservation)';
-  const pick = await vscode.window.showQuickPick([{ label: none, description: '' }, ...usable.map((r) => ({
+  const pick = await vscode.window.showQuickPick([{ label: vscode.l10n.t('(no reservation)'), description: '', reservation: undefined as string | undefined }, ...usable.map((r) => ({
     label: r.name,
-    description: [r.state, reservationAccess(r, me) === 'unknown' && (r.flags?.some((f) => /MAINT/i.test(f)) ? 'maintenance: probably not for jobs' : 'may be restricted')].filter(Boolean).join(' · '),
+    reservation: r.name,
+    description: [r.state, reservationAccess(r, me) === 'unknown' && (r.flags?.some((f) => /MAINT/i.test(f)) ? vscode.l10n.t('maintenance: probably not for jobs') : vscode.l10n.t('may be restricted'))].filter(Boolean).join(' · '),
   }))], {
-    title: 'Submit Job: reservation',
-    placeHolder: 'Run inside a reservation?',
+    title: vscode.l10n.t('Submit Job: reservation'),
+    placeHolder: vscode.l10n.t('Run inside a reservation?'),
     ignoreFocusOut: true,
   });
   if (!pick) return null;
-  return pick.label === none ? undefined : pick.label;
+  return pick.reservation;
 }
 
 /**
@@ -97,7 +95,7 @@ export async function askReservation(client: FirecrestApi, system: string): Prom
  * when to start: after it completes successfully, after it ends however, or after it fails.
  */
 export async function askDependency(client: FirecrestApi, system: string): Promise<string | undefined | null> {
-  const none = { label: '$(debug-start) Start when resources are free', description: 'no dependency', id: '' };
+  const none = { label: vscode.l10n.t('$(debug-start) Start when resources are free'), description: vscode.l10n.t('no dependency'), id: '' };
   let jobs: { label: string; description: string; id: string }[] = [];
   try {
     const [listing, me] = await Promise.all([client.jobs(system), client.userInfo(system).catch(() => undefined)]);
@@ -108,20 +106,20 @@ export async function askDependency(client: FirecrestApi, system: string): Promi
     jobs = [...open, ...recent].map((j) => {
       const tasks = arrays.get(j.id);
       return tasks
-        ? { label: `$(layers) Run after array ${j.id} ${j.name} (all its tasks)`, description: describeCounts(arrayCounts(tasks)), id: j.id }
-        : { label: `$(clock) Run after ${j.id} ${j.name}`, description: stateInWords(j, me?.user), id: j.id };
+        ? { label: vscode.l10n.t('$(layers) Run after array {0} {1} (all its tasks)', j.id, j.name), description: describeCounts(arrayCounts(tasks)), id: j.id }
+        : { label: vscode.l10n.t('$(clock) Run after {0} {1}', j.id, j.name), description: stateInWords(j, me?.user), id: j.id };
     });
   } catch {
     // No listing: only "no dependency" is offered (a dependency can still be written in the script).
   }
   if (jobs.length === 0) return undefined;
-  const pick = await vscode.window.showQuickPick([none, ...jobs], { title: 'Submit Job: run after…', placeHolder: 'Start when resources are free, or after another job?', ignoreFocusOut: true });
+  const pick = await vscode.window.showQuickPick([none, ...jobs], { title: vscode.l10n.t('Submit Job: run after…'), placeHolder: vscode.l10n.t('Start when resources are free, or after another job?'), ignoreFocusOut: true });
   if (!pick) return null;
   if (!pick.id) return undefined;
   const when = await vscode.window.showQuickPick([
-    { label: 'When it completes successfully', description: `afterok:${pick.id}`, value: 'afterok' },
-    { label: 'When it ends, however it ends', description: `afterany:${pick.id}`, value: 'afterany' },
-    { label: 'Only if it fails', description: `afternotok:${pick.id}`, value: 'afternotok' },
-  ], { title: `Submit Job: run after ${pick.id}`, ignoreFocusOut: true });
+    { label: vscode.l10n.t('When it completes successfully'), description: `afterok:${pick.id}`, value: 'afterok' },
+    { label: vscode.l10n.t('When it ends, however it ends'), description: `afterany:${pick.id}`, value: 'afterany' },
+    { label: vscode.l10n.t('Only if it fails'), description: `afternotok:${pick.id}`, value: 'afternotok' },
+  ], { title: vscode.l10n.t('Submit Job: run after {0}', pick.id), ignoreFocusOut: true });
   return when ? `${when.value}:${pick.id}` : null;
 }

@@ -4,10 +4,10 @@
  * `command` argument (tests, other extensions) it runs that one command and returns its output
  * and exit status. Either way the output file it needs is removed afterwards (runInJob).
  */
-import { fields, text } from '../../common/commandArgs';
+import { fields, text } from '../common/commandArgs';
 import * as vscode from 'vscode';
-import type { ExtensionServices } from '../../common/services';
-import { NotSupportedError } from '../../core/errors';
+import type { ExtensionServices } from '../common/services';
+import { NotSupportedError } from '../core/errors';
 import { AttachTerminal } from './attachTerminal';
 import { resolveJob } from './pickers';
 import { runInJob, type InJobResult } from './runInJob';
@@ -16,16 +16,16 @@ import { runInJob, type InJobResult } from './runInJob';
 export const attachTerminals = new Map<string, AttachTerminal>();
 
 export async function attachToJob(services: ExtensionServices, arg?: unknown): Promise<InJobResult | string | undefined> {
-  const ref = await resolveJob(services, arg, { activeOnly: true, placeHolder: 'Run commands in which job?' });
+  const ref = await resolveJob(services, arg, { activeOnly: true, placeHolder: vscode.l10n.t('Run commands in which job?') });
   if (!ref) return undefined;
   const client = await services.connections.client(ref.profile);
-  if (!client.capabilities.attach) throw new NotSupportedError('This FirecREST API cannot run commands inside jobs (needs API v2).');
+  if (!client.capabilities.attach) throw new NotSupportedError(vscode.l10n.t('This FirecREST API cannot run commands inside jobs (needs API v2).'));
   const job = ref.job ?? (await client.job(ref.system, ref.jobId));
-  if (job.stateClass !== 'running') throw new Error(`Job ${ref.jobId} is ${job.state.toLowerCase()}: only a running job can run commands.`);
+  if (job.stateClass !== 'running') throw new Error(vscode.l10n.t('Job {0} is {1}: only a running job can run commands.', ref.jobId, job.state.toLowerCase()));
   const dir = job.workingDirectory ?? '/tmp';
   const given = fields(arg, { command: text }).command;
   if (given !== undefined) {
-    return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Running in job ${ref.jobId}: ${given}` }, () =>
+    return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Running in job {0}: {1}', ref.jobId, given) }, () =>
       runInJob(client, ref.system, ref.jobId, dir, given),
     );
   }

@@ -3,13 +3,13 @@
  * in the Explorer for the system (else the user's home), writing it there first when there is
  * none; an existing file is opened as it is, never overwritten.
  */
-import { fields, text } from '../../common/commandArgs';
+import { fields, text } from '../common/commandArgs';
 import * as vscode from 'vscode';
-import type { ExtensionServices } from '../../common/services';
-import { NotFoundError } from '../../core/errors';
-import { FIRECREST_SCHEME, FirecrestUri } from '../../core/uri';
+import type { ExtensionServices } from '../common/services';
+import { NotFoundError } from '../core/errors';
+import { FIRECREST_SCHEME, FirecrestUri } from '../core/uri';
 import { pickProfile, pickSystem } from './pickers';
-import { homeDirectory } from '../../common/homeDirectory';
+import { homeDirectory } from '../common/homeDirectory';
 
 const NAME = 'hello.sbatch';
 /** The example's text, shipped in the extension (npm start's demo home gets the same file). */

@@ -4,15 +4,15 @@
  * the job. The document is fetched again when the view asks (`reload`).
  */
 import * as vscode from 'vscode';
-import { jobMarkdownTable } from '../../common/jobFormat';
-import { parseSbatchScript } from '../../core/sbatch/index';
-import type { FirecrestApi } from '../../core/api';
-import { dependencyTargets } from '../../core/jobScript';
-import type { ExtensionServices } from '../../common/services';
+import { jobMarkdownTable } from '../common/jobFormat';
+import { parseSbatchScript } from '../core/sbatch/index';
+import type { FirecrestApi } from '../core/api';
+import { dependencyTargets } from '../core/jobScript';
+import type { ExtensionServices } from '../common/services';
 import type { JobDetailsPanels } from './jobDetailsPanel';
 import { resolveJob } from './pickers';
 import type { ProvenanceRecord, ProvenanceStore } from './provenance';
-import { messageOf } from '../../core/errors';
+import { messageOf } from '../core/errors';
 
 export const JOB_DETAILS_SCHEME = 'firecrest-job';
 
@@ -62,12 +62,12 @@ export class JobDetailsProvider implements vscode.TextDocumentContentProvider {
         const meta = await client.jobMetadata(system, jobId, { signal: ctl.signal });
         script = meta.script;
         out.push('## Files', '', `- stdin: ${meta.stdinPath ?? '—'}`, `- stdout: ${meta.stdoutPath ?? '—'}`, `- stderr: ${meta.stderrPath ?? '—'}`, '');
-        out.push('## Submitted script', '');
+        out.push(vscode.l10n.t('## Submitted script'), '');
         // A fence longer than any backtick run inside keeps the script verbatim.
         const fence = '`'.repeat(Math.max(3, ...[...(meta.script ?? '').matchAll(/`+/g)].map((m) => m[0].length + 1)));
-        out.push(meta.script ? `${fence}bash\n${meta.script.replace(/\n$/, '')}\n${fence}` : '_The scheduler did not keep the script._', '');
+        out.push(meta.script ? `${fence}bash\n${meta.script.replace(/\n$/, '')}\n${fence}` : vscode.l10n.t('_The scheduler did not keep the script._'), '');
       } catch (e) {
-        out.push('## Metadata', '', `_Not available: ${messageOf(e)}_`, '');
+        out.push('## Metadata', '', vscode.l10n.t('_Not available: {0}_', messageOf(e)), '');
       }
       // The listing does not say what a job waits for; its script does (`#SBATCH --dependency`),
       // or the record of its submission.
@@ -84,7 +84,7 @@ export class JobDetailsProvider implements vscode.TextDocumentContentProvider {
 }
 
 export async function showJobDetails(services: ExtensionServices, panels: JobDetailsPanels, arg?: unknown): Promise<string | undefined> {
-  const ref = await resolveJob(services, arg, { placeHolder: 'Show the details of which job?' });
+  const ref = await resolveJob(services, arg, { placeHolder: vscode.l10n.t('Show the details of which job?') });
   if (!ref) return undefined;
   // A Jobs view row holds the job: the view shows it at once.
   // asJobRef took the record a row holds, when it is one of this job.
@@ -95,15 +95,18 @@ export async function showJobDetails(services: ExtensionServices, panels: JobDet
 /** What the record kept at submit says: where the script came from, the commit, the options. */
 function provenanceSection(r: ProvenanceRecord): string[] {
   const source = vscode.Uri.parse(r.source);
-  const lines = ['## Submitted from this editor', '', `- at: ${new Date(r.submittedAt).toLocaleString()}`, `- script: ${source.scheme === 'file' ? source.fsPath : source.toString()}${r.scriptPath ? ` (run by its path ${r.scriptPath})` : ''}`];
+  const lines = [vscode.l10n.t('## Submitted from this editor'), '', vscode.l10n.t('- at: {0}', new Date(r.submittedAt).toLocaleString()), scriptLine(source, r.scriptPath)];
   if (r.git) {
-    const dirty = r.git.diff ? `, with uncommitted changes (${r.git.diff.split('\n').filter((l) => /^[+-](?![+-])/.test(l)).length} lines${r.git.diffTruncated ? ', diff cut' : ''})` : ', clean';
-    lines.push(`- git: ${r.git.commit ?? 'no commit yet'}${r.git.branch ? ` on ${r.git.branch}` : ''} in ${r.git.root}${dirty}`);
+    const changed = r.git.diff?.split('\n').filter((l) => /^[+-](?![+-])/.test(l)).length;
+    const dirty = changed === undefined ? vscode.l10n.t('clean') : r.git.diffTruncated ? vscode.l10n.t('with uncommitted changes ({0} lines, diff cut)', changed) : vscode.l10n.t('with uncommitted changes ({0} lines)', changed);
+    const commit = r.git.commit ?? vscode.l10n.t('no commit yet');
+    lines.push(r.git.branch ? vscode.l10n.t('- git: {0} on {1} in {2}, {3}', commit, r.git.branch, r.git.root, dirty) : vscode.l10n.t('- git: {0} in {1}, {2}', commit, r.git.root, dirty));
   }
   const o = r.options;
-  lines.push(`- options: working directory ${o.workingDirectory}${o.partition ? `, partition ${o.partition}` : ''}${o.account ? `, account ${o.account}` : ''}${o.reservation ? `, reservation ${o.reservation}` : ''}`);
-  if (r.env && Object.keys(r.env).length) lines.push(`- environment: ${Object.keys(r.env).sort().join(', ')}`);
-  lines.push('', '_Compare Script with Current File and Resubmit Exactly use this record._', '');
+  const chosen = [o.partition && vscode.l10n.t('partition {0}', o.partition), o.account && vscode.l10n.t('account {0}', o.account), o.reservation && vscode.l10n.t('reservation {0}', o.reservation)].filter(Boolean);
+  lines.push(vscode.l10n.t('- options: working directory {0}', [o.workingDirectory, ...chosen].join(', ')));
+  if (r.env && Object.keys(r.env).length) lines.push(vscode.l10n.t('- environment: {0}', Object.keys(r.env).sort().join(', ')));
+  lines.push('', vscode.l10n.t('_Compare Script with Current File and Resubmit Exactly use this record._'), '');
   return lines;
 }
 
@@ -112,8 +115,13 @@ async function dependencySection(client: Pick<FirecrestApi, 'job'>, system: stri
   const lines = ['## Dependency', '', `\`--dependency=${dependency}\``, ''];
   for (const t of dependencyTargets(dependency).slice(0, 10)) {
     const other = await client.job(system, t.jobId, { signal }).catch(() => undefined);
-    lines.push(`- ${t.type}: job ${t.jobId}${other ? ` (${other.name}): ${other.state}` : ': no longer known to the scheduler'}`);
+    lines.push(other ? vscode.l10n.t('- {0}: job {1} ({2}): {3}', t.type, t.jobId, other.name, other.state) : vscode.l10n.t('- {0}: job {1}: no longer known to the scheduler', t.type, t.jobId));
   }
   lines.push('');
   return lines;
+}
+
+function scriptLine(source: vscode.Uri, scriptPath: string | undefined): string {
+  const where = source.scheme === 'file' ? source.fsPath : source.toString();
+  return scriptPath ? vscode.l10n.t('- script: {0} (run by its path {1})', where, scriptPath) : vscode.l10n.t('- script: {0}', where);
 }

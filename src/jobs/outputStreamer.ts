@@ -6,10 +6,11 @@
  * The reading itself is core's OffsetReader: text up to the last newline of each answer, the
  * offset moved by exactly those bytes, exact on servers that slice `view` by characters too.
  */
-import type { FirecrestApi } from '../../core/api';
-import { NotFoundError, isCancellation } from '../../core/errors';
-import type { Job } from '../../core/model';
-import { OffsetReader } from '../../core/offsetReader';
+import * as l10n from '@vscode/l10n';
+import type { FirecrestApi } from '../core/api';
+import { NotFoundError, isCancellation } from '../core/errors';
+import type { Job } from '../core/model';
+import { OffsetReader } from '../core/offsetReader';
 
 export type BacklogChoice = 'tail' | 'all' | 'cancel';
 
@@ -63,7 +64,7 @@ export class OutputStreamer {
         if (!started) {
           const size = await this.size();
           if (size === undefined) {
-            if (!waitingNoted) o.note?.(`waiting for ${o.path} to appear…`);
+            if (!waitingNoted) o.note?.(l10n.t('waiting for {0} to appear…', o.path));
             waitingNoted = true;
             const job = await this.jobIfFinal();
             if (job) {

@@ -7,11 +7,11 @@
  * The Markdown is rendered by VS Code's own Markdown engine; the view runs no script.
  */
 import * as vscode from 'vscode';
-import { jobMarkdownTable } from '../../common/jobFormat';
-import { jobKey, type JobRef } from '../../common/jobRef';
-import type { ExtensionServices } from '../../common/services';
-import type { Job } from '../../core/model';
-import { messageOf } from '../../core/errors';
+import { jobMarkdownTable } from '../common/jobFormat';
+import { jobKey, type JobRef } from '../common/jobRef';
+import type { ExtensionServices } from '../common/services';
+import type { Job } from '../core/model';
+import { messageOf } from '../core/errors';
 
 const FIRST_LOOK_MS = 5_000;
 const MAX_LOOK_MS = 30_000;
@@ -53,7 +53,7 @@ export class JobDetailsPanels implements vscode.Disposable {
       if (panel.visible && !s.ended && !s.timer) this.follow(ref, s);
     });
     // At once: what is known now (the row's job), or that it is being read.
-    const first = known ? `# Job ${known.id}: ${known.name}\n\n${jobMarkdownTable(known, ref.system)}\n\n_Reading the script and the files…_\n` : `# Job ${ref.jobId}\n\n_Reading job ${ref.jobId} on ${ref.system}…_\n`;
+    const first = known ? vscode.l10n.t('# Job {0}: {1}\n\n{2}\n\n_Reading the script and the files…_\n', known.id, known.name, jobMarkdownTable(known, ref.system)) : vscode.l10n.t('# Job {0}\n\n_Reading job {1} on {2}…_\n', ref.jobId, ref.jobId, ref.system);
     await this.render(s, first);
     return this.fill(ref, s);
   }

@@ -1,12 +1,12 @@
 /** Cancel Job: one job, or every selected job in the tree, after a modal confirmation. */
-import { fields, flag } from '../../common/commandArgs';
+import { fields, flag } from '../common/commandArgs';
 import * as vscode from 'vscode';
-import { asJobRef, type JobRef } from '../../common/jobRef';
-import { isArrayParent } from '../../core/jobArrays';
-import type { ExtensionServices } from '../../common/services';
-import type { JobsViewControl } from '../../common/viewControls';
+import { asJobRef, type JobRef } from '../common/jobRef';
+import { isArrayParent } from '../core/jobArrays';
+import type { ExtensionServices } from '../common/services';
+import type { JobsViewControl } from '../common/viewControls';
 import { resolveJob } from './pickers';
-import { messageOf } from '../../core/errors';
+import { messageOf } from '../core/errors';
 
 export async function cancelJob(services: ExtensionServices, jobs: JobsViewControl, arg?: unknown, selected?: unknown): Promise<string[]> {
   let refs: JobRef[];
@@ -16,15 +16,15 @@ export async function cancelJob(services: ExtensionServices, jobs: JobsViewContr
   if (clicked && many.some((r) => r.jobId === clicked.jobId && r.system === clicked.system)) refs = many;
   else if (clicked) refs = [clicked];
   else {
-    const picked = await resolveJob(services, undefined, { activeOnly: true, placeHolder: 'Cancel which job?' });
+    const picked = await resolveJob(services, undefined, { activeOnly: true, placeHolder: vscode.l10n.t('Cancel which job?') });
     if (!picked) return [];
     refs = [picked];
   }
   const skipConfirm = fields(arg, { confirm: flag }).confirm === false;
   if (!skipConfirm) {
-    const names = refs.map((r) => (r.job ? `${r.jobId} (${r.job.name}${isArrayParent(r.job) ? `, an array of ${r.job.array!.count} tasks` : ''})` : r.jobId)).join(', ');
-    const ok = 'Cancel Job' + (refs.length > 1 ? 's' : '');
-    const pick = await vscode.window.showWarningMessage(refs.length > 1 ? `Cancel ${refs.length} jobs: ${names}?` : `Cancel job ${names} on ${refs[0].system}?`, { modal: true }, ok);
+    const names = refs.map((r) => (!r.job ? r.jobId : isArrayParent(r.job) ? vscode.l10n.t('{0} ({1}, an array of {2} tasks)', r.jobId, r.job.name, r.job.array?.count ?? '?') : `${r.jobId} (${r.job.name})`)).join(', ');
+    const ok = refs.length > 1 ? vscode.l10n.t('Cancel Jobs') : vscode.l10n.t('Cancel Job');
+    const pick = await vscode.window.showWarningMessage(refs.length > 1 ? vscode.l10n.t('Cancel {0} jobs: {1}?', refs.length, names) : vscode.l10n.t('Cancel job {0} on {1}?', names, refs[0].system), { modal: true }, ok);
     if (pick !== ok) return [];
   }
   const done: string[] = [];
@@ -46,7 +46,7 @@ export async function cancelJob(services: ExtensionServices, jobs: JobsViewContr
     }
   }
   jobs.refresh();
-  if (failures.length) throw new Error(`Could not cancel ${failures.join('; ')}`);
+  if (failures.length) throw new Error(vscode.l10n.t('Could not cancel {0}', failures.join('; ')));
   if (done.length > 1) void vscode.window.showInformationMessage(vscode.l10n.t('Cancelled {0} jobs: {1}.', done.length, done.join(', ')));
   return done;
 }

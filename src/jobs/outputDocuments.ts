@@ -7,12 +7,12 @@
  * raises one notification per job.
  */
 import * as vscode from 'vscode';
-import { endingOf } from '../../common/jobFormat';
-import type { Log } from '../../common/services';
-import type { FirecrestApi } from '../../core/api';
+import { endingOf } from '../common/jobFormat';
+import type { Log } from '../common/services';
+import type { FirecrestApi } from '../core/api';
 import { AlertScanner, compileAlertRules, type AlertMatch } from './outputAlerts';
 import { OutputStreamer, type StreamResult } from './outputStreamer';
-import { messageOf } from '../../core/errors';
+import { messageOf } from '../core/errors';
 
 export const OUTPUT_SCHEME = 'firecrest-output';
 
@@ -115,7 +115,7 @@ class OutputSession implements vscode.Disposable {
       (r) => this.finish(r),
       (e: unknown) => {
         this.owner.log.warn(`output of job ${t.jobId} (${t.stream}): ${messageOf(e)}`);
-        this.finish({ reason: 'stopped' }, `[Stopped following: ${messageOf(e)}]`);
+        this.finish({ reason: 'stopped' }, vscode.l10n.t('[Stopped following: {0}]', messageOf(e)));
       },
     );
   }
@@ -147,7 +147,7 @@ class OutputSession implements vscode.Disposable {
     this.result = r;
     this.scanner.flush();
     if (r.reason === 'ended' && r.job) this.ending = `[Job ${this.target.jobId} ${endingOf(r.job)}.]`;
-    else this.ending = stopped ?? '[Stopped following.]';
+    else this.ending = stopped ?? vscode.l10n.t('[Stopped following.]');
     this.note = undefined;
     this.changed(true);
   }
@@ -255,7 +255,7 @@ export class OutputDocuments implements vscode.TextDocumentContentProvider, vsco
     if (session) return session.text;
     // A document restored from a previous window: nothing follows it until it is opened again.
     const t = targetOf(uri);
-    return t ? '' : `Not a job output: ${uri.toString()}`;
+    return t ? '' : vscode.l10n.t('Not a job output: {0}', uri.toString());
   }
 
   fire(uri: vscode.Uri): void {
