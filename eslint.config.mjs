@@ -39,9 +39,9 @@ export default tseslint.config(
   {
     // Words shown to the user are localised (vscode.l10n.t, bundled in l10n/): a message, a button,
     // an error, a title, a prompt, a tooltip or a tree label given as a literal is an error. The
-    // client core (plain Node, no VS Code) words its errors itself.
+    // client core and the MCP server (plain Node, no VS Code) word their errors themselves.
     files: ['src/**/*.ts'],
-    ignores: ['src/core/**'],
+    ignores: ['src/core/**', 'src/mcp/**'],
     rules: {
       'no-restricted-syntax': ['error',
         { selector: 'CallExpression[callee.property.name=/^show(Information|Warning|Error)Message$/] > :first-child:matches(Literal, TemplateLiteral)', message: 'A message shown to the user goes through vscode.l10n.t.' },
@@ -57,7 +57,8 @@ export default tseslint.config(
   },
   {
     // The client core runs as a plain Node library: it never sees VS Code, the UI, or the gateway.
-    files: ['src/core/**/*.ts'],
+    // The MCP server is a plain Node program on top of it.
+    files: ['src/core/**/*.ts', 'src/mcp/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         paths: [{ name: 'vscode', message: 'src/core must not import vscode (it is a plain Node library).' }],

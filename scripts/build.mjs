@@ -10,10 +10,11 @@
 //   require (error classes must stay one class for `instanceof`, a base class one base).
 // After building, a module that ended up in two extension bundles fails the build.
 import * as esbuild from 'esbuild';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 
 const watch = process.argv.includes('--watch');
+const packageVersion = JSON.parse(readFileSync('package.json', 'utf8')).version;
 const production = process.argv.includes('--production');
 // Where the bundles go: dist/, or elsewhere for a check of a build (`--outdir <dir>`).
 const outArg = process.argv.indexOf('--outdir');
@@ -36,6 +37,8 @@ const LAZY = {
   'src/core/auth/oidc.ts': 'oidc',
   // Sync and Fetch of local projects (ignore, tar): first used by a sync.
   'src/core/sync/index.ts': 'sync',
+  // The agent tools for VS Code's language models: first used by a tool call.
+  'src/agents/lmTools.ts': 'agents',
 };
 /** Module or package -> bundle, for what several bundles import. */
 const SHARED = {
@@ -64,6 +67,10 @@ const SHARED = {
   'src/core/transfer/transferDeps.ts': 'shared',
   'src/webviews/transfers/descriptor.ts': 'shared',
   'src/common/transferJobs.ts': 'shared',
+  // The editor's batch-script checks and Follow Output, and the agent tools (their own bundle) alike.
+  'src/core/pendingReasons.ts': 'shared',
+  'src/core/outputPaths.ts': 'shared',
+  'src/core/sbatch/liveChecks.ts': 'shared',
   // Localised words of the modules free of vscode: one copy, configured once with the bundle at activation.
   '@vscode/l10n': 'l10n',
   // The webview panel base, loaded with the first panel host (accounting or transfers).
@@ -174,6 +181,11 @@ const builds = [
   { ...common, entryPoints: ['src/core/index.ts'], outfile: `${DIST}/core.js`, platform: 'node', format: 'cjs', target: OLDEST_NODE },
   // The local FirecREST-compatible gateway.
   { ...common, entryPoints: ['gateway/src/main.ts'], outfile: `${DIST}/gateway.js`, platform: 'node', format: 'cjs', target: OLDEST_NODE, sourcemap: true },
+  // The MCP server for agents (`firecrest-mcp`; VS Code starts it too): one self-contained file.
+  {
+    ...common, entryPoints: ['src/mcp/main.ts'], outfile: `${DIST}/mcp.js`, platform: 'node', format: 'cjs', target: OLDEST_NODE,
+    banner: { js: '#!/usr/bin/env node' }, define: { ...common.define, FIRECREST_VERSION: JSON.stringify(packageVersion) },
+  },
   // The gateway's streamer (the program its streamer transfer jobs run as the user).
   { ...common, entryPoints: ['gateway/src/streamer/main.ts'], outfile: `${DIST}/gateway-streamer.js`, platform: 'node', format: 'cjs', target: OLDEST_NODE },
 ];

@@ -35,6 +35,7 @@ import { stagedLargeFiles } from './fs/stagedLargeFiles';
 import { registerSbatch } from './sbatch/register';
 import { registerSearch } from './search/register';
 import { registerSync } from './sync/register';
+import { registerAgents } from './agents/register';
 import { registerAccounting } from './webviews/accounting/register';
 import { registerTransfers } from './webviews/transfers/register';
 import { messageOf } from './core/errors';
@@ -84,6 +85,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   context.subscriptions.push(registerAccounting(services));
   context.subscriptions.push(registerSearch(services, remoteFiles.provider.onDidChangeFile));
   context.subscriptions.push(registerSync(services));
+  context.subscriptions.push(registerAgents(services));
   // Last: every feature has handed in what tests may look at.
   context.subscriptions.push(testSeam.register(context.extensionMode));
 

@@ -4,7 +4,7 @@
  */
 import * as l10n from '@vscode/l10n';
 import type { Job } from '../core/model';
-import { explainPendingReason } from './pendingReasons';
+import { explainPendingReason } from '../core/pendingReasons';
 import { isTransferJob } from './transferJobs';
 
 export type JobGroup = 'running' | 'pending' | 'finished' | 'transfers';

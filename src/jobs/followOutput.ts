@@ -10,7 +10,7 @@ import { endingOf } from '../common/jobFormat';
 import { JobOutputTerminal } from './jobOutputTerminal';
 import { viewChunkBytes } from './openOutput';
 import { jobOrTask } from './arrayTask';
-import { outputPaths } from './outputPaths';
+import { outputPaths } from '../core/outputPaths';
 import { resolveJob } from './pickers';
 
 /** Live followers by job and stream (also read by the test hook). */

@@ -9,7 +9,7 @@ import { NotFoundError } from '../core/errors';
 import { FirecrestUri } from '../core/uri';
 import type { OutputDocuments } from './outputDocuments';
 import { jobOrTask } from './arrayTask';
-import { outputPaths } from './outputPaths';
+import { outputPaths } from '../core/outputPaths';
 import { resolveJob } from './pickers';
 
 /** The `view` block size for a system: the server refuses a view above its ops limit (and reads two blocks), so half of it, at most 1 MiB. */

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { Disposable } from '../common/lifecycle';
 import type { Span } from '../core/sbatch/types';
 import { isCandidate, type SbatchDocuments } from './documents';
-import { liveChecks, type LiveProblem } from './liveChecks';
+import { liveChecks, type LiveProblem } from '../core/sbatch/liveChecks';
 import { targetKey, type SbatchLiveData } from './liveData';
 
 export const DIAGNOSTIC_SOURCE = 'FirecREST';

@@ -8,7 +8,7 @@ import type { SbatchDirective, Span } from '../core/sbatch/types';
 import { formatTime } from '../core/sbatch/values';
 import type { Partition, Reservation } from '../core/model';
 import type { SbatchDocuments } from './documents';
-import { formatWhen, isMaintenance } from './liveChecks';
+import { formatWhen, isMaintenance } from '../core/sbatch/liveChecks';
 import type { SbatchLiveData } from './liveData';
 
 const within = (s: Span | undefined, pos: vscode.Position): s is Span => !!s && s.line === pos.line && pos.character >= s.start && pos.character <= s.end;

@@ -7,7 +7,8 @@
 import * as vscode from 'vscode';
 import { Disposable } from '../common/lifecycle';
 import type { ConnectionService, Log } from '../common/services';
-import type { Partition, Reservation, UserInfo } from '../core/model';
+import type { LiveSnapshot } from '../core/sbatch/liveChecks';
+import type { Reservation } from '../core/model';
 import { messageOf } from '../core/errors';
 
 /** Which cluster a script is checked against. */
@@ -16,13 +17,7 @@ export interface SbatchTarget {
   system: string;
 }
 
-/** One system's facts at one moment. `userInfo` is absent when the API refused it. */
-export interface LiveSnapshot {
-  partitions: Partition[];
-  reservations: Reservation[];
-  userInfo?: UserInfo;
-  fetchedAt: number;
-}
+export type { LiveSnapshot } from '../core/sbatch/liveChecks';
 
 interface Entry {
   snapshot?: LiveSnapshot;

@@ -17,7 +17,7 @@ import { OffsetReader } from '../../src/core/offsetReader';
 import { bashCommand } from '../../src/core/shellQuote';
 import { RemoteFileSystem } from '../../src/fs/remoteFileSystem';
 import { parseSbatchScript } from '../../src/core/sbatch/parser';
-import { liveChecks } from '../../src/sbatch/liveChecks';
+import { liveChecks } from '../../src/core/sbatch/liveChecks';
 import { gatewayOnly } from '../support/target';
 import { client, dec, enc, gateway, scratchDir, t } from './support';
 

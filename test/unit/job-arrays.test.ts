@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { expandPattern } from '../../src/jobs/outputPaths';
+import { expandPattern } from '../../src/core/outputPaths';
 import { arrayCounts, arrayInfo, countIndexes, describeCounts, foldArrayTwins, groupArrays, isArrayParent, pickJob } from '../../src/core/jobArrays';
 import { toJob } from '../../src/core/v2/translate';
 import type { JobWire } from '../../src/core/v2/wire';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { jobMarkdownTable, jobTooltip } from '../../src/common/jobFormat';
-import { explainPendingReason } from '../../src/common/pendingReasons';
+import { explainPendingReason } from '../../src/core/pendingReasons';
 import type { Job } from '../../src/core/model';
 
 void describe('pending reasons in words', () => {

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { parseSbatchScript } from '../../src/core/sbatch/parser';
 import type { Partition, Reservation } from '../../src/core/model';
-import { liveChecks } from '../../src/sbatch/liveChecks';
+import { liveChecks } from '../../src/core/sbatch/liveChecks';
 
 const NOW = new Date('2030-01-10T12:00:00Z');
 const h = (n: number) => new Date(NOW.getTime() + n * 3600_000);

@@ -4,10 +4,17 @@
  * data out, so the rules are testable without an editor and cost nothing but the cached data.
  */
 import * as l10n from '@vscode/l10n';
-import { formatTime } from '../core/sbatch/values';
-import type { SbatchDirective, SbatchScript, Span } from '../core/sbatch/types';
-import type { Partition, Reservation } from '../core/model';
-import type { LiveSnapshot } from './liveData';
+import { formatTime } from './values';
+import type { SbatchDirective, SbatchScript, Span } from './types';
+import type { Partition, Reservation, UserInfo } from '../model';
+
+/** One system's facts at one moment. `userInfo` is absent when the API refused it. */
+export interface LiveSnapshot {
+  partitions: Partition[];
+  reservations: Reservation[];
+  userInfo?: UserInfo;
+  fetchedAt: number;
+}
 
 /** Stable codes of the live checks (the parser's codes cover the offline ones). */
 export type LiveProblemCode =

@@ -5,8 +5,8 @@
  * array task's metadata is asked for under its own id where the listing gave one (a v2 path takes
  * no `12_3`).
  */
-import type { FirecrestApi } from '../core/api';
-import type { Job } from '../core/model';
+import type { FirecrestApi } from './api';
+import type { Job } from './model';
 
 export interface OutputPaths {
   stdout?: string;

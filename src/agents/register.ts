@@ -1,0 +1,36 @@
+/**
+ * Agents: the FirecREST tools for VS Code's language models (contributed in package.json as
+ * `languageModelTools`, registered here) and the MCP server definitions. Both load their code on
+ * first use (a bundle of its own): activation registers names and a provider, nothing more.
+ */
+import * as vscode from 'vscode';
+import type { ExtensionServices } from '../common/services';
+import { FirecrestMcpServers } from './mcpServers';
+import { TokenBroker } from './tokenBroker';
+
+const tools = () => import('./lmTools.js');
+
+interface ContributedTool {
+  name: string;
+}
+
+export function registerAgents(services: ExtensionServices): vscode.Disposable {
+  const log = services.log.withTag('agents');
+  const { connections } = services;
+  const contributed = ((services.context.extension.packageJSON as { contributes?: { languageModelTools?: ContributedTool[] } }).contributes?.languageModelTools ?? []).map((t) => t.name);
+  const disposables: vscode.Disposable[] = contributed.map((name) => vscode.lm.registerTool<unknown>(name, {
+    prepareInvocation: async (o, token) => (await tools()).prepare(connections, log, name, o.input, token),
+    invoke: async (o, token) => (await tools()).invoke(connections, log, name, o.input, token),
+  }));
+  let broker: TokenBroker | undefined;
+  disposables.push({ dispose: () => broker?.dispose() });
+  disposables.push(vscode.lm.registerMcpServerDefinitionProvider('firecrest.mcpServers', new FirecrestMcpServers(connections, async () => (broker ??= new TokenBroker(connections, log)), services.context.extension, log)));
+  services.testSeam.expose('agentTools', () => contributed);
+  services.testSeam.expose('mcpServers', async () => {
+    const provider = new FirecrestMcpServers(connections, async () => (broker ??= new TokenBroker(connections, log)), services.context.extension, log);
+    const defs = provider.provideMcpServerDefinitions();
+    const resolved = defs[0] ? await provider.resolveMcpServerDefinition(defs[0]) : undefined;
+    return { definitions: defs.map((d) => ({ label: d.label, command: d.command, args: d.args, env: d.env })), resolved: resolved && { command: resolved.command, args: resolved.args, env: resolved.env } };
+  });
+  return vscode.Disposable.from(...disposables);
+}

@@ -1,0 +1,3 @@
+import { agentToolSuite } from './agentToolCases';
+
+agentToolSuite('v2');
