@@ -5,7 +5,9 @@
  */
 import * as vscode from 'vscode';
 import type { ExtensionServices } from '../common/services';
+import { registerCommand } from '../common/commandWrapper';
 import { FirecrestMcpServers } from './mcpServers';
+import { runAgentTool } from './runToolCommand';
 import { TokenBroker } from './tokenBroker';
 
 const tools = () => import('./lmTools.js');
@@ -22,6 +24,7 @@ export function registerAgents(services: ExtensionServices): vscode.Disposable {
     prepareInvocation: async (o, token) => (await tools()).prepare(connections, log, name, o.input, token),
     invoke: async (o, token) => (await tools()).invoke(connections, log, name, o.input, token),
   }));
+  disposables.push(registerCommand('firecrest.runAgentTool', log, (arg?: unknown) => runAgentTool(contributed, arg)));
   let broker: TokenBroker | undefined;
   disposables.push({ dispose: () => broker?.dispose() });
   disposables.push(vscode.lm.registerMcpServerDefinitionProvider('firecrest.mcpServers', new FirecrestMcpServers(connections, async () => (broker ??= new TokenBroker(connections, log)), services.context.extension, log)));

@@ -1,7 +1,7 @@
 /**
  * Agents in a real VS Code: the FirecREST tools appear in VS Code's tool list, and answer through
- * `vscode.lm.invokeTool` over the one shared client (read tools; a write asks the user in a modal
- * dialog, which the UI suite answers). The MCP server definition VS Code starts runs against the
+ * `vscode.lm.invokeTool` over the one shared client; a scripted session submits, waits and reads
+ * the output (a write's confirmation dialog is the UI suite's: test mode answers dialogs itself). The MCP server definition VS Code starts runs against the
  * same connection without another sign-in: its tokens come from this window, no secret is handed
  * over, and a wrong key gets none.
  */
@@ -70,6 +70,21 @@ describe('Agents: language-model tools and the MCP server', function () {
   it('says what failed in one sentence', async () => {
     assert.match(await invoke('firecrest_read_file', { connection: PROFILE, system: t.system, path: base.joinPath('missing.txt').path }), /^Not found: /);
     assert.match(await invoke('firecrest_jobs', { connection: 'no-such-connection', system: t.system }), /^Not signed in: There is no FirecREST connection named "no-such-connection"/);
+  });
+
+  // VS Code answers every dialog itself in extension test mode, a tool's confirmation too: the UI
+  // suite (test/ui/agents.test.ts) refuses and accepts one in the real dialog.
+  it('a scripted agent session: submit a script of the workspace, wait for it, read its last lines', async () => {
+    const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
+    assert.ok(folder, 'a local workspace folder');
+    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(folder.uri, 'agent-hello.sbatch'), enc('#!/bin/bash\n#SBATCH --time=00:01:00\nfor i in 1 2 3 4 5; do echo "step $i done"; done\n'));
+    const submitted = await invoke('firecrest_submit_job', { connection: PROFILE, system: t.system, localPath: 'agent-hello.sbatch', workingDirectory: base.path });
+    const id = /Submitted job (\w+) on/.exec(submitted)?.[1];
+    assert.ok(id, submitted);
+    assert.match(await invoke('firecrest_wait_job', { connection: PROFILE, system: t.system, jobId: id, timeoutSeconds: 120 }), /ended: COMPLETED, exit code 0/);
+    const out = await invoke('firecrest_job_output', { connection: PROFILE, system: t.system, jobId: id, bytes: 100 });
+    assert.match(out, /<cluster-data source="[^"]*">\nstep 1 done\nstep 2 done\nstep 3 done\nstep 4 done\nstep 5 done\n<\/cluster-data>/);
+    await vscode.workspace.fs.delete(vscode.Uri.joinPath(folder.uri, 'agent-hello.sbatch'));
   });
 
   it('the MCP server VS Code starts gets its tokens from this window: no secret in its environment, and a wrong key gets nothing', async () => {
