@@ -146,6 +146,26 @@ export function agentToolSuite(api: 'v2' | 'v1'): void {
       assert.deepEqual(Buffer.from(await c.downloadSmall(S, `${dir}/data.bin`)), Buffer.alloc(3000, 7));
     });
 
+    void it('cancels a running job, and says so when it has already ended', async () => {
+      const id = await c.submitJob(S, { script: '#!/bin/bash\n#SBATCH --time=00:05:00\nsleep 300\n', workingDirectory: dir, name: 'agent-cancel' });
+      const confirmation = await confirmationOf(toolNamed('firecrest_cancel_job')!, { jobId: id }, ctx);
+      assert.match(confirmation?.message ?? '', new RegExp(`Cancel job \\*\\*${id}\\*\\* \\(agent-cancel\\)`));
+      assert.match(await ok('firecrest_cancel_job', { jobId: id }), new RegExp(`^Cancel requested for job ${id} on ${S}`));
+      const ended = await c.waitForJob(S, id, { overallTimeoutMs: 60_000 });
+      assert.equal(ended.stateClass, 'cancelled', ended.state);
+      assert.match(await ok('firecrest_cancel_job', { jobId: id }), /has already ended \(CANCELLED/);
+    });
+
+    void it('searches a folder on the cluster (the Search on Cluster job, with its cap)', async () => {
+      await c.uploadSmall(S, dir, 'train.py', enc('import os\nCHECKPOINT_DIR = "/scratch/ckpt"\nsave(CHECKPOINT_DIR)\n'));
+      const text = await ok('firecrest_search', { folder: dir, pattern: 'CHECKPOINT_DIR', include: ['*.py'] });
+      assert.match(text, /^2 matching line\(s\) under /);
+      assert.match(text, /\| train\.py \| 2 \| CHECKPOINT_DIR = "\/scratch\/ckpt" \|/);
+      assert.match(text, /\| train\.py \| 3 \| save\(CHECKPOINT_DIR\) \|/);
+      const capped = await ok('firecrest_search', { folder: dir, pattern: 'CHECKPOINT_DIR', maxResults: 1 });
+      assert.match(capped, /Stopped at 1 matches/);
+    });
+
     void it('no answer carries a token or a secret', async () => {
       const token = await c.accessToken();
       for (const name of ['firecrest_connections', 'firecrest_partitions', 'firecrest_jobs', 'firecrest_accounting']) {
