@@ -81,17 +81,19 @@ function describeField(job: Job, nowSeconds: number, field: DescriptionField): s
       return job.partition || undefined;
     case 'nodes':
       if (!job.nodes && !job.nodeCount) return undefined;
-      return job.nodeCount && job.nodeCount > 1 ? `${job.nodeCount} nodes${job.nodes ? ` ${job.nodes}` : ''}` : job.nodes || `${job.nodeCount} node`;
+      return job.nodeCount && job.nodeCount > 1 ? `${l10n.t('{0} nodes', job.nodeCount)}${job.nodes ? ` ${job.nodes}` : ''}` : job.nodes || l10n.t('{0} node', job.nodeCount ?? 1);
     case 'account':
       return job.account || undefined;
     case 'user':
       return job.user || undefined;
     case 'submitted':
-      return job.submitTime ? `submitted ${clock(job.submitTime, nowSeconds)}` : undefined;
+      return job.submitTime ? l10n.t('submitted {0}', clock(job.submitTime, nowSeconds)) : undefined;
     case 'started':
-      return job.startTime ? `started ${clock(job.startTime, nowSeconds)}` : undefined;
+      if (job.startTime) return l10n.t('started {0}', clock(job.startTime, nowSeconds));
+      if (job.isFinal || job.stateClass !== 'pending') return undefined;
+      return job.expectedStartTime ? l10n.t('expected to start {0}', clock(job.expectedStartTime, nowSeconds)) : l10n.t('no start estimate yet');
     case 'ended':
-      return job.endTime && job.isFinal ? `ended ${clock(job.endTime, nowSeconds)}` : undefined;
+      return job.endTime && job.isFinal ? l10n.t('ended {0}', clock(job.endTime, nowSeconds)) : undefined;
   }
 }
 
@@ -112,7 +114,7 @@ function describeStatus(job: Job, nowSeconds: number): string {
       return job.stateClass === 'running' && baseState(job) === 'RUNNING' ? text : `${text} · ${baseState(job)}`;
     }
     case 'pending':
-      return job.reason && job.reason !== 'None' ? job.reason : 'pending';
+      return job.reason && job.reason !== 'None' ? job.reason : l10n.t('pending');
     case 'finished': {
       const state = baseState(job);
       if (job.exitCode === undefined) return state;
@@ -184,34 +186,34 @@ export function jobTooltip(job: Job, system: string, nowSeconds = Date.now() / 1
 /** A pending job's reason in words, with what to do (Markdown), or undefined. */
 function pendingText(job: Job): string | undefined {
   const e = job.isFinal ? undefined : explainPendingReason(job.reason);
-  return e && `*Waiting:* ${escapeCell(e.why)}${e.advice ? ` ${escapeCell(e.advice.replace(/<jobid>/g, job.id))}` : ''}`;
+  return e && `*${l10n.t('Waiting:')}* ${escapeCell(e.why)}${e.advice ? ` ${escapeCell(e.advice.replace(/<jobid>/g, job.id))}` : ''}`;
 }
 
 export function jobMarkdownTable(job: Job, system: string): string {
   const rows: [string, string | number | undefined][] = [
-    ['Job', job.id],
-    ['Name', job.name],
-    ['System', system],
-    ['State', job.state],
-    ['Reason', job.reason && [job.reason, explainPendingReason(job.reason)?.why].filter(Boolean).join(': ')],
+    [l10n.t('Job'), job.id],
+    [l10n.t('Name'), job.name],
+    [l10n.t('System'), system],
+    [l10n.t('State'), job.state],
+    [l10n.t('Reason'), job.reason && [job.reason, explainPendingReason(job.reason)?.why].filter(Boolean).join(': ')],
     [l10n.t('Exit code'), job.exitCode],
-    ['Signal', job.signal],
-    ['User', job.user],
-    ['Group', job.group],
-    ['Account', job.account],
-    ['Partition', job.partition],
-    ['Nodes', job.nodes],
+    [l10n.t('Signal'), job.signal],
+    [l10n.t('User'), job.user],
+    [l10n.t('Group'), job.group],
+    [l10n.t('Account'), job.account],
+    [l10n.t('Partition'), job.partition],
+    [l10n.t('Nodes'), job.nodes],
     [l10n.t('Node count'), job.nodeCount],
-    ['Cluster', job.cluster],
-    ['Priority', job.priority],
-    ['Submitted', when(job.submitTime)],
-    ['Started', when(job.startTime)],
-    ['Ended', when(job.endTime)],
-    ['Elapsed', job.elapsedSeconds === undefined ? undefined : formatDuration(job.elapsedSeconds)],
+    [l10n.t('Cluster'), job.cluster],
+    [l10n.t('Priority'), job.priority],
+    [l10n.t('Submitted'), when(job.submitTime)],
+    ...(job.stateClass === 'pending' ? [[l10n.t('Expected to start'), job.expectedStartTime ? when(job.expectedStartTime) : l10n.t('Slurm has no estimate yet')] as [string, string]] : [[l10n.t('Started'), when(job.startTime)] as [string, string | undefined]]),
+    [l10n.t('Ended'), when(job.endTime)],
+    [l10n.t('Elapsed'), job.elapsedSeconds === undefined ? undefined : formatDuration(job.elapsedSeconds)],
     [l10n.t('Time limit'), job.timeLimitSeconds === undefined ? undefined : formatDuration(job.timeLimitSeconds)],
     [l10n.t('Working directory'), job.workingDirectory],
-    ['Output', job.stdoutPath],
-    ['Error', job.stderrPath],
+    [l10n.t('Output'), job.stdoutPath],
+    [l10n.t('Error'), job.stderrPath],
   ];
   const lines = ['| Field | Value |', '|---|---|'];
   for (const [k, v] of rows) if (v !== undefined && v !== '') lines.push(`| ${k} | ${escapeCell(String(v))} |`);

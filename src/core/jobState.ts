@@ -38,3 +38,12 @@ export function classifyState(state: string, exitCode?: number): JobStateClass {
   for (const [cls, markers] of CLASSES) if (markers.some((m) => first.includes(m))) return cls;
   return 'other';
 }
+
+/**
+ * The start time as the APIs report it: for a pending job, Slurm's estimate of when it will
+ * start (not a start), as `expectedStartTime`; for any other job, when it started.
+ */
+export function startTimes(stateClass: JobStateClass, reported: number | undefined): { startTime?: number; expectedStartTime?: number } {
+  if (reported === undefined) return {};
+  return stateClass === 'pending' ? { expectedStartTime: reported } : { startTime: reported };
+}

@@ -189,7 +189,13 @@ export interface Job {
   signal?: number;
   /** epoch seconds */
   submitTime?: number;
+  /** When the job started; never set for a pending job (see expectedStartTime). */
   startTime?: number;
+  /**
+   * A pending job: when Slurm expects it to start (its backfill estimate, which the APIs report as
+   * the start time). Absent while Slurm has no estimate.
+   */
+  expectedStartTime?: number;
   endTime?: number;
   elapsedSeconds?: number;
   /** Time limit in seconds; undefined when unknown or unlimited. */

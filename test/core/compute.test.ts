@@ -44,6 +44,24 @@ void describe('compute routes', () => {
     assert.deepEqual(await c.accounting(S, { jobIds: [id], startTime: Math.floor(Date.now() / 1000) + 3600 }), []);
   });
 
+  // The built-in scheduler makes no start estimates (and takes no --begin); Slurm and the real servers do.
+  void it('a pending job reports when Slurm expects it to start, never a start', { skip: t.gateway?.scheduler === 'local' ? 'needs Slurm: the built-in scheduler makes no start estimates' : false }, async () => {
+    const begin = Math.floor(Date.now() / 1000) + 3600;
+    const id = await c.submitJob(S, { name: 'core-begin', workingDirectory: dir, script: '#!/bin/bash\n#SBATCH --begin=now+1hour\n#SBATCH --time=00:01:00\ntrue\n' });
+    try {
+      let j = await c.job(S, id);
+      for (let i = 0; i < 60 && !j.expectedStartTime; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        j = await c.job(S, id);
+      }
+      assert.equal(j.stateClass, 'pending', j.state);
+      assert.equal(j.startTime, undefined, 'not started');
+      assert.ok(j.expectedStartTime && Math.abs(j.expectedStartTime - begin) < 300, `expected start ${j.expectedStartTime}, begin ${begin}`);
+    } finally {
+      await c.cancelJob(S, id).catch(() => undefined);
+    }
+  });
+
   void it('a script already on the cluster runs after another job: sent inline with the dependency, from its own folder', async () => {
     const first = await c.submitJob(S, { name: 'core-dep-first', workingDirectory: dir, script: '#!/bin/bash\n#SBATCH --time=00:02:00\nsleep 2\n' });
     await c.mkdir(S, `${dir}/scripts`);

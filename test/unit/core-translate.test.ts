@@ -56,7 +56,12 @@ void describe('v2 translations', () => {
     assert.equal(p.isFinal, false);
     assert.equal(p.reason, 'Priority');
     assert.equal(p.startTime, undefined);
+    assert.equal(p.expectedStartTime, undefined, 'no estimate');
     assert.equal(p.timeLimitSeconds, undefined);
+    // A pending job's start is Slurm's estimate: expected, not started.
+    const e = toJob(JobW.parse({ jobId: '8', name: 'x', status: { state: ['PENDING'], stateReason: 'Resources' }, time: { start: 1714650000, limit: 60 } }));
+    assert.equal(e.startTime, undefined);
+    assert.equal(e.expectedStartTime, 1714650000);
   });
   void it('system health and direct transfer limit', () => {
     const base = { name: 'alps', fileSystems: [{ path: '/home', dataType: 'users', defaultWorkDir: true }], dataOperation: { max_ops_file_size: 5242880 } };

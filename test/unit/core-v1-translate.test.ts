@@ -37,6 +37,9 @@ void describe('v1 job shapes', () => {
     assert.equal(j.stdoutPath, '/o');
     assert.equal(j.stderrPath, undefined);
     assert.equal(queueJob({ jobid: '1', state: 'PENDING', start_time: '0:00', time: 'N/A' }).startTime, undefined);
+    const waiting = queueJob({ jobid: '43', name: 'n', state: 'PENDING', start_time: '0:00', time: '2024-05-02T12:00:00', nodes: '1', nodelist: '', job_file_out: '/o', job_file_err: '/e' });
+    assert.equal(waiting.startTime, undefined, 'a pending job has not started');
+    assert.equal(waiting.expectedStartTime, Date.parse('2024-05-02T12:00:00Z') / 1000);
   });
 
   void it("squeue: a pending job's nodelist is its reason in parentheses (%R), not a node", () => {

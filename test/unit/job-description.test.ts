@@ -27,4 +27,10 @@ void describe('job descriptions (firecrest.jobs.description)', () => {
     assert.match(describeJob(running, now, ['submitted', 'started', 'ended']), /^submitted \d\d:\d\d · started \d\d:\d\d$/);
     assert.equal(describeJob({ ...running, partition: undefined, account: undefined }, now, ['partition', 'account']), '');
   });
+
+  void it('a pending job is expected to start (Slurm\'s estimate), or has no estimate yet; it never "started"', () => {
+    const pending: Job = { ...running, state: 'PENDING', stateClass: 'pending', reason: 'Priority', startTime: undefined, elapsedSeconds: 0 };
+    assert.match(describeJob({ ...pending, expectedStartTime: now + 3600 }, now, ['status', 'started']), /^Priority · expected to start \d\d:\d\d$/);
+    assert.equal(describeJob(pending, now, ['status', 'started']), 'Priority · no start estimate yet');
+  });
 });

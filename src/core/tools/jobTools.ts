@@ -22,10 +22,12 @@ function matchesState(j: Job, state: (typeof STATES)[number]): boolean {
   }
 }
 
-/** Why a pending job waits, in words (Slurm's reason when it is not one we know). */
+/** Why a pending job waits, in words (Slurm's reason when it is not one we know), and when Slurm expects it to start. */
 export function waitReason(j: Job): string {
-  if (j.stateClass !== 'pending' || !j.reason || j.reason === 'None') return '';
-  return explainPendingReason(j.reason)?.why ?? j.reason;
+  if (j.stateClass !== 'pending') return '';
+  const why = !j.reason || j.reason === 'None' ? '' : (explainPendingReason(j.reason)?.why ?? j.reason);
+  const start = j.expectedStartTime ? `expected to start ${when(j.expectedStartTime)} UTC` : 'no start estimate yet';
+  return why ? `${why} (${start})` : start;
 }
 
 function timeCell(j: Job): string {
@@ -75,7 +77,7 @@ export const jobTool: ToolDefinition<typeof jobInput> = {
     const j = await client.job(system, input.jobId, { signal: ctx.signal });
     const why = j.stateClass === 'pending' && j.reason ? explainPendingReason(j.reason) : undefined;
     const facts: [string, unknown][] = [
-      ['state', j.state], ['exit code', j.exitCode], ['signal', j.signal], ['waits because', why ? why.why : waitReason(j)], ['what to do', why?.advice],
+      ['state', j.state], ['exit code', j.exitCode], ['signal', j.signal], ['waits because', why ? why.why : waitReason(j)], ['expected to start (UTC)', j.stateClass === 'pending' ? (j.expectedStartTime ? when(j.expectedStartTime) : 'no estimate yet') : undefined], ['what to do', why?.advice],
       ['name', j.name], ['user', j.user], ['account', j.account], ['partition', j.partition], ['nodes', j.nodes], ['node count', j.nodeCount],
       ['submitted (UTC)', when(j.submitTime)], ['started (UTC)', when(j.startTime)], ['ended (UTC)', when(j.endTime)], ['time used / limit', timeCell(j)],
       ['working directory', j.workingDirectory], ['stdout', j.stdoutPath], ['stderr', j.stderrPath],

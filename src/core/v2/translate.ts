@@ -1,6 +1,6 @@
 /** Pure translations of validated v2 wire objects into the domain model. */
 import { decodeCEscapes } from '../entryNames';
-import { classifyState, isFinalState } from '../jobState';
+import { classifyState, isFinalState, startTimes } from '../jobState';
 import { withArray } from '../jobArrays';
 import type { FileEntry, FileKind, Health, HealthStatus, Job, Partition, ServiceHealth, System } from '../model';
 import type { FileWire, JobWire, PartitionWire, SystemWire } from './wire';
@@ -76,16 +76,17 @@ export function toJob(j: JobWire): Job {
   const state = Array.isArray(j.status.state) ? j.status.state.join(',') : j.status.state;
   const exitCode = j.status.exitCode ?? undefined;
   const t = j.time ?? {};
+  const stateClass = classifyState(state, exitCode);
   return {
     id: j.jobId,
     name: j.name ?? '',
     state,
-    stateClass: classifyState(state, exitCode),
+    stateClass,
     isFinal: isFinalState(state),
     reason: j.status.stateReason && j.status.stateReason !== 'None' ? j.status.stateReason : undefined,
     exitCode,
     signal: j.status.interruptSignal ?? undefined,
-    startTime: positive(t.start),
+    ...startTimes(stateClass, positive(t.start)),
     endTime: positive(t.end),
     elapsedSeconds: t.elapsed ?? undefined,
     timeLimitSeconds: positive(t.limit),
