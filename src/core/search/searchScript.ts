@@ -11,6 +11,7 @@
  *
  * A record with an empty path is the script's own: no file has an empty name.
  */
+import { SIDECAR_FILE_PREFIX } from '../sidecar/sidecar';
 import { shellQuote } from '../shellQuote';
 
 export interface SearchQuery {
@@ -49,7 +50,8 @@ export interface SearchScriptOptions {
   timeLimitMinutes: number;
 }
 
-export const SEARCH_FILE_PREFIX = '.f7t-search-';
+/** A side-car's folder: searches leave them out. */
+export const SEARCH_FILE_PREFIX = SIDECAR_FILE_PREFIX;
 export const DEFAULT_MAX_FILE_SIZE = 16 * 1024 * 1024;
 export const DEFAULT_MAX_RESULTS = 10_000;
 /** Longer queries are refused before anything is submitted (argument lists have limits too). */
