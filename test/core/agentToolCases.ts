@@ -91,15 +91,19 @@ export function agentToolSuite(api: 'v2' | 'v1'): void {
 
     void it('a listing is bounded by its limit and says what it left out', async () => {
       const many = `#!/bin/bash\n#SBATCH --array=0-24\n#SBATCH --time=00:01:00\n#SBATCH --output=/dev/null\ntrue\n`;
-      const array = await c.submitJob(S, { script: many, workingDirectory: dir, name: 'agent-many' });
+      // A name of this run's own: the deployment may hold the arrays of earlier runs.
+      const name = `agent-many-${Date.now().toString(36)}`;
+      const array = await c.submitJob(S, { script: many, workingDirectory: dir, name });
       for (let i = 0; i < 240; i++) {
         const tasks = (await c.jobs(S)).filter((j) => j.array?.jobId === array);
         if (tasks.length === 25 && tasks.every((j) => j.isFinal)) break;
         await new Promise((r) => setTimeout(r, 500));
       }
-      const text = await ok('firecrest_jobs', { name: 'agent-many', state: 'finished', limit: 10 });
+      const text = await ok('firecrest_jobs', { name, state: 'finished', limit: 10 });
       assert.match(text, /^25 job\(s\) on /);
-      assert.equal(text.split('\n').filter((l) => l.startsWith(`| ${array}_`)).length, 10, text);
+      const rows = text.split('\n').filter((l) => l.startsWith(`| ${array}_`)).map((l) => l.split(' | ')[0].slice(2));
+      // Newest first: the array's highest task indexes.
+      assert.deepEqual(rows, Array.from({ length: 10 }, (_, i) => `${array}_${24 - i}`), text);
       assert.match(text, /\(15 older jobs not shown: raise limit or narrow the query\)/);
     });
 

@@ -30,6 +30,16 @@ export function waitReason(j: Job): string {
   return why ? `${why} (${start})` : start;
 }
 
+/** Newest first by id: `812` and array tasks `812_3` (by the array's id, then the task's index). */
+export function newerId(a: string, b: string): number {
+  const key = (id: string): [number, number] => {
+    const m = /^(\d+)(?:_(\d+))?/.exec(id);
+    return m ? [Number(m[1]), m[2] === undefined ? -1 : Number(m[2])] : [0, 0];
+  };
+  const [ka, kb] = [key(a), key(b)];
+  return kb[0] - ka[0] || kb[1] - ka[1];
+}
+
 function timeCell(j: Job): string {
   const used = duration(j.elapsedSeconds);
   return j.timeLimitSeconds ? `${used} / ${duration(j.timeLimitSeconds)}` : used;
@@ -55,7 +65,7 @@ export const jobsTool: ToolDefinition<typeof jobsInput> = {
     const since = input.sinceHours === undefined ? undefined : Date.now() / 1000 - input.sinceHours * 3600;
     const jobs = (await client.jobs(system, { allUsers: input.allUsers, signal: ctx.signal }))
       .filter((j) => matchesState(j, input.state) && (!input.name || j.name.includes(input.name)) && (since === undefined || (j.submitTime ?? 0) >= since))
-      .sort((a, b) => (b.submitTime ?? 0) - (a.submitTime ?? 0) || Number(b.id) - Number(a.id));
+      .sort((a, b) => (b.submitTime ?? 0) - (a.submitTime ?? 0) || newerId(a.id, b.id));
     if (!jobs.length) return `No ${input.state === 'all' ? '' : `${input.state} `}jobs on ${system} match.`;
     const rows = jobs.slice(0, input.limit).map((j) => [j.id, j.name, j.state, waitReason(j), j.partition, timeCell(j), when(j.submitTime), j.exitCode, ...(input.allUsers ? [j.user] : [])]);
     const head = ['job', 'name', 'state', 'waits because', 'partition', 'time used / limit', 'submitted (UTC)', 'exit', ...(input.allUsers ? ['user'] : [])];
