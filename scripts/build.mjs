@@ -71,6 +71,8 @@ const SHARED = {
   'src/core/pendingReasons.ts': 'shared',
   'src/core/outputPaths.ts': 'shared',
   'src/core/sbatch/liveChecks.ts': 'shared',
+  // The side-car runner: Search on Cluster (search) and the facts of the agent tools (agents).
+  'src/core/sidecar/sidecar.ts': 'shared',
   // Localised words of the modules free of vscode: one copy, configured once with the bundle at activation.
   '@vscode/l10n': 'l10n',
   // The webview panel base, loaded with the first panel host (accounting or transfers).

@@ -170,6 +170,19 @@ export function agentToolSuite(api: 'v2' | 'v1'): void {
       assert.match(capped, /Stopped at 1 matches/);
     });
 
+    void it('reports a finished job\'s efficiency from Slurm\'s accounting, or says the built-in scheduler keeps none', async () => {
+      const id = await c.submitJob(S, { script: '#!/bin/bash\n#SBATCH --time=00:05:00\n#SBATCH --mem=512M\nsleep 2\n', workingDirectory: dir, name: 'agent-eff' });
+      await c.waitForJob(S, id, { overallTimeoutMs: 120_000 });
+      const r = await call('firecrest_job_efficiency', { jobIds: [id] });
+      if (t.gateway?.scheduler === 'local') {
+        assert.equal(r.isError, true);
+        assert.match(r.text, /^The server is not available: job efficiency is not available on /);
+        return;
+      }
+      assert.equal(r.isError, false, r.text);
+      assert.match(r.text, new RegExp(`\\| ${id} \\| COMPLETED \\| \\d+% of \\d+ CPU\\(s\\) \\| .* of 512 MiB .*\\| 0:00:0\\d of 0:05:00 \\| .*--time=00:05:00`));
+    });
+
     void it('no answer carries a token or a secret', async () => {
       const token = await c.accessToken();
       for (const name of ['firecrest_connections', 'firecrest_partitions', 'firecrest_jobs', 'firecrest_accounting']) {

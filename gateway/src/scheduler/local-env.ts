@@ -13,6 +13,10 @@ export function slurmEnv(job: LocalJob, cluster: string, node: string): Record<s
     SLURM_JOB_UID: String(job.user.uid), SLURM_JOB_GID: String(job.user.gid),
     SLURM_JOB_NODELIST: node, SLURM_NODELIST: node, SLURMD_NODENAME: node,
     SLURM_JOB_NUM_NODES: '1', SLURM_NNODES: '1', SLURM_CPUS_ON_NODE: '1', SLURM_JOB_CPUS_PER_NODE: '1',
+    // The built-in scheduler keeps no accounting. A Slurm that runs on the same machine (CI runs
+    // both) is not this cluster: its commands find an empty configuration in these jobs and say so
+    // at once, instead of answering about other jobs that happen to have the same ids.
+    SLURM_CONF: '/dev/null',
   };
   if (job.reservation) env.SLURM_JOB_RESERVATION = job.reservation;
   if (job.array) {

@@ -5,7 +5,7 @@ import { InvalidInputError } from '../errors';
 import { OffsetReader } from '../offsetReader';
 import { outputPaths } from '../outputPaths';
 import { cell, quoted, table, when } from './format';
-import { target, where } from './run';
+import { sidecarPlace, target, where } from './run';
 import type { ToolDefinition } from './types';
 
 const absolutePath = z.string().regex(/^\//, 'an absolute path, starting with /');
@@ -106,15 +106,6 @@ export const readFileTool: ToolDefinition<typeof readInput> = {
   },
 };
 
-/** The user's folder on a system: `<default work dir filesystem>/<user>` when it exists. */
-async function homeOf(client: FirecrestApi, system: string, signal?: AbortSignal): Promise<string> {
-  const sys = (await client.systems({ signal })).find((s) => s.name === system);
-  const base = sys?.fileSystems.find((f) => f.defaultWorkDir)?.path ?? sys?.fileSystems[0]?.path ?? '/';
-  const user = (await client.userInfo(system, { signal })).user.name;
-  const home = `${base.replace(/\/+$/, '')}/${user}`;
-  return client.stat(system, home, { signal }).then(() => home, () => base);
-}
-
 const searchInput = z.object({
   ...where,
   folder: absolutePath.describe('The folder to search in, recursively (absolute path).'),
@@ -133,13 +124,13 @@ export const searchTool: ToolDefinition<typeof searchInput> = {
   input: searchInput,
   async run(input, ctx) {
     const { client, system } = await target(ctx, input);
-    const home = await homeOf(client, system, ctx.signal);
+    const place = await sidecarPlace(client, system, ctx.signal);
     const found: { path: string; line: number; text: string }[] = [];
     // The search job's script and parser load with the first search (a bundle of their own in the extension).
     const { searchOnCluster } = await import('../search/clusterSearch.js');
     const summary = await searchOnCluster(client, system, {
       root: input.folder, pattern: input.pattern, regex: input.regex, matchCase: input.matchCase, include: input.include, maxResults: input.maxResults,
-    }, { signal: ctx.signal, scratchDir: `${home.replace(/\/+$/, '')}/.firecrest-vscode/search`, workingDirectory: home, onMatches: (m) => found.push(...m) });
+    }, { signal: ctx.signal, ...place, onMatches: (m) => found.push(...m) });
     if (!found.length) return `No line under ${input.folder} on ${system} matches.${summary.warnings.length ? ` (Not searched: ${summary.warnings.slice(0, 5).map(cell).join('; ')})` : ''}`;
     const rows = found.map((m) => [m.path.startsWith(`${input.folder}/`) ? m.path.slice(input.folder.length + 1) : m.path, m.line, m.text]);
     const capped = summary.capped ? `\n(Stopped at ${input.maxResults} matches: there may be more.)` : '';

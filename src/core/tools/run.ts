@@ -47,3 +47,19 @@ export async function target(ctx: ToolContext, input: { connection?: string; sys
   const client = await ctx.client(input.connection);
   return { client, system: await systemOf(client, ctx, input.system) };
 }
+
+/** The user's folder on a system: `<default work dir filesystem>/<user>` when it exists (side-car jobs run and write there). */
+export async function homeFolder(client: FirecrestClient, system: string, signal?: AbortSignal): Promise<string> {
+  const sys = (await client.systems({ signal })).find((s) => s.name === system);
+  const base = sys?.fileSystems.find((f) => f.defaultWorkDir)?.path ?? sys?.fileSystems[0]?.path ?? '/';
+  const user = (await client.userInfo(system, { signal })).user.name;
+  const home = `${base.replace(/\/+$/, '')}/${user}`;
+  return client.stat(system, home, { signal }).then(() => home, () => base);
+}
+
+/** Where a side-car job of the tools runs, and the folder its files go in. */
+export async function sidecarPlace(client: FirecrestClient, system: string, signal?: AbortSignal): Promise<{ workingDirectory: string; scratchDir: string }> {
+  const home = await homeFolder(client, system, signal);
+  return { workingDirectory: home, scratchDir: `${home.replace(/\/+$/, '')}/.firecrest-vscode/search` };
+}
+

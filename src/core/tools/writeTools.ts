@@ -10,7 +10,7 @@ import type { FirecrestClient } from '../client';
 import { InvalidInputError, NotFoundError } from '../errors';
 import { parseSbatchScript } from '../sbatch/parser';
 import { liveChecks } from '../sbatch/liveChecks';
-import { target, where } from './run';
+import { homeFolder, target, where } from './run';
 import type { ToolContext, ToolDefinition } from './types';
 
 const absolutePath = z.string().regex(/^\//, 'an absolute path, starting with /');
@@ -67,16 +67,8 @@ async function prepareSubmit(input: SubmitInput, ctx: ToolContext): Promise<Prep
   if (input.partition && !partitions.some((p) => p.name === input.partition)) throw new InvalidInputError(`${system} has no partition ${input.partition} (it has ${partitions.map((p) => p.name).join(', ')})`);
   const chosen = input.partition ?? script.last('partition')?.value;
   const fallback = partitions.find((p) => p.isDefault)?.name;
-  const workingDirectory = input.workingDirectory ?? (input.scriptPath ? input.scriptPath.replace(/\/[^/]*$/, '') || '/' : await homeFolder(client, system, ctx));
+  const workingDirectory = input.workingDirectory ?? (input.scriptPath ? input.scriptPath.replace(/\/[^/]*$/, '') || '/' : await homeFolder(client, system, ctx.signal));
   return { client, system, text, source, workingDirectory, partition: chosen ?? (fallback ? `the scheduler's default (${fallback})` : 'the scheduler\'s default') };
-}
-
-async function homeFolder(client: FirecrestClient, system: string, ctx: ToolContext): Promise<string> {
-  const sys = (await client.systems({ signal: ctx.signal })).find((s) => s.name === system);
-  const base = sys?.fileSystems.find((f) => f.defaultWorkDir)?.path ?? sys?.fileSystems[0]?.path ?? '/';
-  const user = (await client.userInfo(system, { signal: ctx.signal })).user.name;
-  const home = `${base.replace(/\/+$/, '')}/${user}`;
-  return client.stat(system, home, { signal: ctx.signal }).then(() => home, () => base);
 }
 
 function fenced(text: string): string {
