@@ -111,22 +111,49 @@ export function rightSize(e: JobEfficiency, margin = 0.25): { mem?: string; time
   return out;
 }
 
+export interface EfficiencyReport {
+  jobs: Map<string, JobEfficiency>;
+  /**
+   * Whether the cluster records what jobs use (memory, CPU time): false where Slurm's
+   * JobAcctGatherType is `jobacct_gather/none` (then only times and requests are known);
+   * undefined when the configuration could not be read.
+   */
+  usageRecorded?: boolean;
+  gatherType?: string;
+}
+
+/** The side-car's line naming the cluster's JobAcctGatherType (before sacct's report). */
+const GATHER = 'F7T-GATHER ';
+
 /**
  * The efficiency of finished jobs (ids as digits or `12_3`), from one side-car job. Throws
  * UnavailableError in words when the cluster keeps no accounting (the built-in scheduler, a site
  * without slurmdbd).
  */
-export async function jobEfficiency(api: FirecrestApi, system: string, jobIds: string[], o: SidecarOptions): Promise<Map<string, JobEfficiency>> {
+export async function jobEfficiency(api: FirecrestApi, system: string, jobIds: string[], o: SidecarOptions): Promise<EfficiencyReport> {
   const ids = [...new Set(jobIds)];
-  if (!ids.length) return new Map();
+  if (!ids.length) return { jobs: new Map() };
   if (ids.length > MAX_EFFICIENCY_JOBS) throw new InvalidInputError(`at most ${MAX_EFFICIENCY_JOBS} jobs at once`);
   const bad = ids.find((id) => !/^\d+(_\d+)?$/.test(id));
   if (bad) throw new InvalidInputError(`${bad} is not a Slurm job id`);
   const body = [
     'command -v sacct >/dev/null 2>&1 || { echo "sacct is not available on this cluster" >&2; return 127; }',
+    `printf '${GATHER}%s\\n' "$(scontrol show config 2>/dev/null | sed -n 's/^JobAcctGatherType *= *//p')"`,
     `sacct -P -n --jobs=${shellQuote(ids.join(','))} --format=${SACCT_FIELDS.join(',')}`,
   ];
   const a = await sidecarAnswer(api, system, 'efficiency report', 'f7t-facts', body, o);
   if (a.status !== 0) throw new UnavailableError(`job efficiency is not available on ${system}: ${a.errors.split('\n')[0] || `sacct ended with status ${a.status}`}`);
-  return parseEfficiency(a.text);
+  const gather = new RegExp(`^${GATHER}(.*)$`, 'm').exec(a.text)?.[1]?.trim();
+  const jobs = parseEfficiency(a.text);
+  if (!gather) return { jobs };
+  const usageRecorded = !/\/none$/.test(gather);
+  if (!usageRecorded) {
+    // Without gathering, sacct's TotalCPU and MaxRSS are empty or zero: no efficiency to tell.
+    for (const j of jobs.values()) {
+      delete j.cpuEfficiency;
+      delete j.memoryEfficiency;
+      delete j.maxRssBytes;
+    }
+  }
+  return { jobs, usageRecorded, gatherType: gather };
 }

@@ -29,13 +29,14 @@ export const efficiencyTool: ToolDefinition<typeof efficiencyInput> = {
   async run(input, ctx) {
     const { client, system } = await target(ctx, input);
     const report = await jobEfficiency(client, system, input.jobIds, { signal: ctx.signal, ...(await sidecarPlace(client, system, ctx.signal)) });
-    const missing = input.jobIds.filter((id) => !report.has(id));
-    const rows = [...report.values()].map((e) => [
+    const missing = input.jobIds.filter((id) => !report.jobs.has(id));
+    const unrecorded = report.usageRecorded === false ? `\n${system} does not record what jobs use (${report.gatherType}): CPU and memory use are unknown; times and requests are as recorded.` : '';
+    const rows = [...report.jobs.values()].map((e) => [
       e.jobId, e.state, `${percent(e.cpuEfficiency)} of ${e.cpus} CPU(s)`, `${memory(e.maxRssBytes)} of ${memory(e.memoryBytes)} (${percent(e.memoryEfficiency)})`,
       `${duration(e.elapsedSeconds)} of ${duration(e.timeLimitSeconds)}`, suggestion(e, input.margin),
     ]);
     const head = `Efficiency on ${system} (from Slurm's accounting; suggestions add ${Math.round(input.margin * 100)}% to what was used):`;
     const none = missing.length ? `\nNo accounting record for ${missing.join(', ')} (not finished, too old, or unknown).` : '';
-    return rows.length ? `${head}\n${table(['job', 'state', 'CPU', 'memory used', 'time used', 'next run'], rows)}${none}` : `No accounting record on ${system} for ${input.jobIds.join(', ')} (not finished, too old, or unknown).`;
+    return rows.length ? `${head}\n${table(['job', 'state', 'CPU', 'memory used', 'time used', 'next run'], rows)}${none}${unrecorded}` : `No accounting record on ${system} for ${input.jobIds.join(', ')} (not finished, too old, or unknown).`;
   },
 };
