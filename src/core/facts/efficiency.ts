@@ -146,7 +146,8 @@ export async function jobEfficiency(api: FirecrestApi, system: string, jobIds: s
   const gather = new RegExp(`^${GATHER}(.*)$`, 'm').exec(a.text)?.[1]?.trim();
   const jobs = parseEfficiency(a.text);
   if (!gather) return { jobs };
-  const usageRecorded = !/\/none$/.test(gather);
+  // Slurm shows `jobacct_gather/none` as `(null)` too.
+  const usageRecorded = !/(^\(null\)$|(^|\/)none$)/.test(gather);
   if (!usageRecorded) {
     // Without gathering, sacct's TotalCPU and MaxRSS are empty or zero: no efficiency to tell.
     for (const j of jobs.values()) {
