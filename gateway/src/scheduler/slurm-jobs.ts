@@ -69,7 +69,6 @@ function arrayOf(arrayJobId: string, arrayTaskId: string): { arrayJobId: string;
 }
 
 function fromSqueue(r: Row<typeof SQUEUE_FIELDS>, cluster: string): JobRecord {
-  const pending = r.State === 'PENDING';
   const record: JobRecord = {
     jobId: r.JobID,
     name: r.Name,
@@ -77,7 +76,8 @@ function fromSqueue(r: Row<typeof SQUEUE_FIELDS>, cluster: string): JobRecord {
     tasks: null,
     time: {
       elapsed: durationSeconds(r.TimeUsed),
-      start: pending ? null : epoch(r.StartTime),
+      // A pending job's StartTime is slurmctld's estimate (or N/A): reported as its start, as the real servers do.
+      start: epoch(r.StartTime),
       end: isFinalState(r.State) ? epoch(r.EndTime) : null,
       suspended: 0,
       limit: durationSeconds(r.TimeLimit),
@@ -184,7 +184,8 @@ function merge(sq: JobRecord | undefined, sa: JobRecord | undefined): JobRecord 
     status: useSacct ? sa.status : sq.status,
     killRequestUser: useSacct ? sa.killRequestUser : null,
     tasks: sa.tasks,
-    time: useSacct ? { ...sa.time, limit: sa.time.limit ?? sq.time.limit } : sq.time,
+    // (The database knows no start estimate of a pending job: slurmctld's stays.)
+    time: useSacct ? { ...sa.time, limit: sa.time.limit ?? sq.time.limit, start: sa.time.start ?? sq.time.start } : sq.time,
     allocationNodes: useSacct && sa.allocationNodes > 0 ? sa.allocationNodes : sq.allocationNodes,
     nodes: sq.nodes || sa.nodes,
     cpuTime: sa.cpuTime,
