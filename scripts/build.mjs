@@ -73,6 +73,9 @@ const SHARED = {
   'src/core/sbatch/liveChecks.ts': 'shared',
   // The side-car runner: Search on Cluster (search) and the facts of the agent tools (agents).
   'src/core/sidecar/sidecar.ts': 'shared',
+  // Job efficiency: Show Job Efficiency (entry) and the agents' efficiency tool (agents).
+  'src/core/sidecar/answer.ts': 'shared',
+  'src/core/facts/efficiency.ts': 'shared',
   // Localised words of the modules free of vscode: one copy, configured once with the bundle at activation.
   '@vscode/l10n': 'l10n',
   // The webview panel base, loaded with the first panel host (accounting or transfers).

@@ -20,6 +20,7 @@ import { openExampleScript } from './exampleScript';
 import { ProvenanceStore } from './provenance';
 import { compareScriptWithCurrent, JobScriptProvider, openWorkingDirectory, SCRIPT_SCHEME } from './provenanceCommands';
 import { resubmitJob } from './resubmitJob';
+import { JobEfficiencies } from './jobEfficiency';
 import { submitJob } from './submitJob';
 import { registerJobsViewCommands } from './viewCommands';
 
@@ -30,6 +31,7 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
   const provenance = new ProvenanceStore(services.context.globalStorageUri);
   const details = new JobDetailsProvider(services, provenance);
   const detailsOf = (ref: { profile: string; system: string; jobId: string }) => JobDetailsProvider.uriFor(ref.profile, ref.system, ref.jobId);
+  const efficiencies = new JobEfficiencies(services, provenance);
   const panels = new JobDetailsPanels(services, (ref) => details.read(detailsOf(ref)), (ref) => details.reload(detailsOf(ref)));
   const disposables = [
     followers,
@@ -50,6 +52,7 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
     registerCommand('firecrest.openJobOutputFile', log, (arg?: unknown) => openJobOutputFile(services, 'stdout', arg)),
     registerCommand('firecrest.output.goToFirstAlert', log, () => outputs.goToFirstAlert()),
     registerCommand('firecrest.cancelJob', log, (arg?: unknown, selected?: unknown) => cancelJob(services, jobs, arg, selected ?? jobs.selection())),
+    registerCommand('firecrest.showJobEfficiency', log, (arg?: unknown) => efficiencies.show(arg)),
     registerCommand('firecrest.showJobDetails', log, (arg?: unknown) => showJobDetails(services, panels, arg)),
     registerCommand('firecrest.attachToJob', log, (arg?: unknown) => attachToJob(services, arg)),
     registerCommand('firecrest.resubmitJob', log, (arg?: unknown) => resubmitJob(services, jobs, provenance, arg)),

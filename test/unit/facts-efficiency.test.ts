@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseCpuTime, parseEfficiency, parseSize, rightSize } from '../../src/core/facts/efficiency';
+import { parseCpuTime, parseEfficiency, parseSize, rightSize, withRequest } from '../../src/core/facts/efficiency';
 import { answerScript } from '../../src/core/sidecar/answer';
 
 // sacct -P -n --format=JobID,JobIDRaw,State,ElapsedRaw,TimelimitRaw,TotalCPU,AllocCPUS,ReqMem,MaxRSS,AllocTRES (Slurm 22.05)
@@ -61,5 +61,15 @@ void describe('job efficiency (sacct, one side-car run)', () => {
     assert.match(script, /out='\/h\/a b\/\.f7t-x\/out'/);
     assert.match(script, /trap 'rm -f -- "\$out" "\$err"; exit 143' TERM INT/);
     assert.match(script, /answer; s=\$\?\nprintf '\\0F7T-END %s\\n' "\$s"\n$/);
+  });
+});
+
+void describe('right-sizing a script (Apply to Script)', () => {
+  void it('changes the request lines it has, adds the ones it lacks after its last #SBATCH line', () => {
+    const script = '#!/bin/bash\n#SBATCH --job-name=x\n#SBATCH -t 4:00:00\n#SBATCH --mem 32G\n\nsrun app\n';
+    assert.equal(withRequest(script, { mem: '3G', time: '00:15:00' }), '#!/bin/bash\n#SBATCH --job-name=x\n#SBATCH --time=00:15:00\n#SBATCH --mem=3G\n\nsrun app\n');
+    assert.equal(withRequest('#!/bin/bash\n#SBATCH --job-name=x\nsrun app\n', { mem: '3G', time: '00:15:00' }), '#!/bin/bash\n#SBATCH --job-name=x\n#SBATCH --mem=3G\n#SBATCH --time=00:15:00\nsrun app\n');
+    assert.equal(withRequest('#!/bin/bash\nsrun app\n', { time: '00:05:00' }), '#!/bin/bash\n#SBATCH --time=00:05:00\nsrun app\n');
+    assert.equal(withRequest('#!/bin/bash\n#SBATCH --mem-per-cpu=1G\n', { mem: '2G' }), '#!/bin/bash\n#SBATCH --mem-per-cpu=1G\n#SBATCH --mem=2G\n', '--mem-per-cpu is another option');
   });
 });

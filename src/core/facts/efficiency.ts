@@ -158,3 +158,22 @@ export async function jobEfficiency(api: FirecrestApi, system: string, jobIds: s
   }
   return { jobs, usageRecorded, gatherType: gather };
 }
+
+/** The script's text with `--mem` and `--time` set (an existing line changed, else one added after the last #SBATCH line). */
+export function withRequest(text: string, next: { mem?: string; time?: string }): string {
+  const lines = text.split('\n');
+  for (const [option, value] of Object.entries(next) as [string, string | undefined][]) {
+    if (!value) continue;
+    // `--time=1:00`, `--time 1:00`, and for the time also `-t 1:00` / `-t1:00`.
+    const long = new RegExp(`^#SBATCH\\s+--${option}(=|\\s+)\\S+`);
+    const short = option === 'time' ? /^#SBATCH\s+-t\s*\S+/ : undefined;
+    const at = lines.findIndex((l) => long.test(l) || !!short?.test(l));
+    if (at >= 0) lines[at] = `#SBATCH --${option}=${value}`;
+    else {
+      let last = -1;
+      lines.forEach((l, i) => { if (l.startsWith('#SBATCH')) last = i; });
+      lines.splice(last >= 0 ? last + 1 : lines[0]?.startsWith('#!') ? 1 : 0, 0, `#SBATCH --${option}=${value}`);
+    }
+  }
+  return lines.join('\n');
+}

@@ -55,6 +55,7 @@ export function jobContextValue(job: Job, canAttach: boolean, parent = false): s
   const resubmit = parent || !job.array;
   let v = `;job;${output ? 'output;' : ''}details;${resubmit ? 'resubmit;' : ''}${parent ? 'array;' : job.array ? 'task;' : ''}`;
   if (!job.isFinal) v += 'cancelable;';
+  else if (!parent && !job.array?.pending) v += 'efficiency;';
   if (canAttach && job.stateClass === 'running' && !parent) v += 'attachable;';
   return v;
 }

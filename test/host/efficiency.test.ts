@@ -1,0 +1,59 @@
+/**
+ * Show Job Efficiency in a real VS Code: a job submitted from a local script runs; the command
+ * reads Slurm's accounting through one short job and writes the right-sized request into that
+ * script (Apply to Script, as an unsaved edit). On the built-in scheduler, which keeps no
+ * accounting, it says so and changes nothing.
+ */
+import * as assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { FirecrestClient } from '../../src/core/client';
+import type { FirecrestUri } from '../../src/core/uri';
+import { target } from '../support/target';
+import { extensionApi, firecrestLogText, waitFor } from './support/extension';
+import { connectWithScratchFolder } from './support/scratch';
+
+const PROFILE = 'efficiency-test';
+
+describe('Show Job Efficiency', function () {
+  this.timeout(240_000);
+  const t = target();
+  let client: FirecrestClient;
+  let base: FirecrestUri;
+
+  before(async () => {
+    ({ client, base } = await connectWithScratchFolder(PROFILE, 'efficiency'));
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor').then(undefined, () => undefined);
+    if (base) await client.remove(t.system, base.path).catch(() => undefined);
+    await vscode.commands.executeCommand('firecrest.removeConnection', { name: PROFILE, confirmed: true });
+  });
+
+  it('reports what a finished job used, and writes the request its next run needs into its script', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'fc-eff-')), 'run.sbatch');
+    writeFileSync(file, '#!/bin/bash\n#SBATCH --job-name=eff-host\n#SBATCH --time=01:00:00\n#SBATCH --mem=1G\nsleep 3\n');
+    const ref = await vscode.commands.executeCommand<{ jobId: string } | undefined>('firecrest.submitJob', { uri: vscode.Uri.file(file), profile: PROFILE, system: t.system, workingDirectory: base.path });
+    assert.ok(ref, 'submitted');
+    await client.waitForJob(t.system, ref.jobId, { overallTimeoutMs: 120_000 });
+    const arg = { profile: PROFILE, system: t.system, jobId: ref.jobId, quiet: true, apply: true };
+    const shown = await vscode.commands.executeCommand<{ sentence: string; next: { mem?: string; time?: string } } | undefined>('firecrest.showJobEfficiency', arg);
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
+    if (t.gateway?.scheduler === 'local') {
+      assert.equal(shown, undefined);
+      const api = await extensionApi();
+      await waitFor('the failure in words in the log', () => /job efficiency is not available on/.test(firecrestLogText(api)) || undefined, 30_000);
+      assert.equal(doc.isDirty, false, 'the script is left alone');
+      return;
+    }
+    assert.ok(shown, 'an answer');
+    assert.match(shown.sentence, new RegExp(`^Job ${ref.jobId} used .*0:0\\d of 1:00:00`));
+    assert.equal(shown.next.time, '00:05:00');
+    assert.ok(doc.isDirty, 'Apply to Script is an unsaved edit');
+    assert.match(doc.getText(), /^#SBATCH --time=00:05:00$/m);
+    if (shown.next.mem) assert.match(doc.getText(), new RegExp(`^#SBATCH --mem=${shown.next.mem}$`, 'm'));
+  });
+});
