@@ -9,7 +9,7 @@ import type { FirecrestApi } from '../api';
 import { InvalidInputError, UnavailableError } from '../errors';
 import { shellQuote } from '../shellQuote';
 import { sidecarAnswer } from '../sidecar/answer';
-import type { SidecarOptions } from '../sidecar/sidecar';
+import type { SidecarOptions, SidecarStats } from '../sidecar/sidecar';
 
 export interface JobEfficiency {
   jobId: string;
@@ -120,6 +120,8 @@ export interface EfficiencyReport {
    */
   usageRecorded?: boolean;
   gatherType?: string;
+  /** What the side-car cost (jobs, requests). */
+  stats?: SidecarStats;
 }
 
 /** The side-car's line naming the cluster's JobAcctGatherType (before sacct's report). */
@@ -145,7 +147,8 @@ export async function jobEfficiency(api: FirecrestApi, system: string, jobIds: s
   if (a.status !== 0) throw new UnavailableError(`job efficiency is not available on ${system}: ${a.errors.split('\n')[0] || `sacct ended with status ${a.status}`}`);
   const gather = new RegExp(`^${GATHER}(.*)$`, 'm').exec(a.text)?.[1]?.trim();
   const jobs = parseEfficiency(a.text);
-  if (!gather) return { jobs };
+  const stats: SidecarStats = { jobId: a.jobId, outcome: a.outcome, requests: a.requests, waitRequests: a.waitRequests, bytesFetched: a.bytesFetched, outputBytes: a.outputBytes };
+  if (!gather) return { jobs, stats };
   // Slurm shows `jobacct_gather/none` as `(null)` too.
   const usageRecorded = !/(^\(null\)$|(^|\/)none$)/.test(gather);
   if (!usageRecorded) {
@@ -156,7 +159,7 @@ export async function jobEfficiency(api: FirecrestApi, system: string, jobIds: s
       delete j.maxRssBytes;
     }
   }
-  return { jobs, usageRecorded, gatherType: gather };
+  return { jobs, usageRecorded, gatherType: gather, stats };
 }
 
 /** The script's text with `--mem` and `--time` set (an existing line changed, else one added after the last #SBATCH line). */

@@ -81,6 +81,8 @@ export interface SidecarStats {
   outcome: 'done' | 'stop';
   /** Requests the run made, bytes of answer it fetched, and the answer's size. */
   requests: number;
+  /** Of those, the ones made while waiting (looks that found nothing new, the job's state). */
+  waitRequests: number;
   bytesFetched: number;
   outputBytes: number;
 }
@@ -97,7 +99,7 @@ export async function runSidecar(api: FirecrestApi, system: string, spec: Sideca
   // A folder of its own: one request removes everything the run left.
   const folder = `${scratch}/${SIDECAR_FILE_PREFIX}${id}`;
   const paths: SidecarPaths = { output: `${folder}/out`, error: `${folder}/err`, scratch: folder };
-  const stats = { requests: 0, bytesFetched: 0 };
+  const stats = { requests: 0, waitRequests: 0, bytesFetched: 0 };
   const counted = <T>(p: Promise<T>): Promise<T> => { stats.requests++; return p; };
 
   o.onPhase?.('submitting');
@@ -116,23 +118,25 @@ export async function runSidecar(api: FirecrestApi, system: string, spec: Sideca
     },
   };
   const offsets = new OffsetReader({ view: (s, p, v) => counted(api.view(s, p, v)) }, system, paths.output);
-  let outcome: 'done' | 'stop' | undefined;
-  let settled = false;
+  let cleaned = false;
   try {
-    outcome = await readToEnd(api, system, spec, reader, o, { offsets, counted, stats, run, call });
+    const outcome = await readToEnd(api, system, spec, reader, o, { offsets, counted, stats, run, call });
     if (outcome === 'done') await reader.settle?.(run);
-    settled = true;
     if (outcome === 'stop') o.onPhase?.('finishing');
-    return { jobId, outcome, ...stats, outputBytes: offsets.offset };
+    const outputBytes = offsets.offset;
+    cleaned = true;
+    await cleanUp(api, system, jobId, paths, outcome === 'done', counted);
+    return { jobId, outcome, ...stats, outputBytes };
   } finally {
-    await cleanUp(api, system, jobId, paths, outcome === 'done' && settled);
+    // A failure or a cancel: the job is stopped, its files go.
+    if (!cleaned) await cleanUp(api, system, jobId, paths, false, counted);
   }
 }
 
 interface ReadState {
   offsets: OffsetReader;
   counted: <T>(p: Promise<T>) => Promise<T>;
-  stats: { bytesFetched: number };
+  stats: { bytesFetched: number; waitRequests: number };
   run: SidecarRun;
   call: CallOptions;
 }
@@ -150,6 +154,7 @@ async function readToEnd(api: FirecrestApi, system: string, spec: SidecarSpec, r
       for (;;) {
         const r = await s.offsets.read({ ...s.call, final: jobOver });
         s.stats.bytesFetched += r.fetched;
+        if (r.text === '' && !jobOver) s.stats.waitRequests++;
         if (!started) { started = true; o.onPhase?.('running'); }
         if (r.text !== '' || jobOver) {
           grew ||= r.text !== '';
@@ -161,12 +166,14 @@ async function readToEnd(api: FirecrestApi, system: string, spec: SidecarSpec, r
     } catch (e) {
       // The job has not opened its file yet (queued), or its folder is not there yet.
       if (!(e instanceof NotFoundError)) throw e;
+      s.stats.waitRequests++;
     }
     if (jobOver) throw new ServerError(await failure(api, system, spec, s.run));
     quiet = grew ? 0 : quiet + 1;
     // The job's state is asked for before it started, and when the file has not grown for a while
     // (it may have been stopped: time limit, cancelled from elsewhere).
     if (!started || quiet % 4 === 3) {
+      s.stats.waitRequests++;
       const job = await s.counted(api.job(system, s.run.jobId, s.call)).catch((e: unknown) => { if (e instanceof NotFoundError) return undefined; throw e; });
       if (job?.isFinal) {
         jobOver = true;
@@ -189,12 +196,12 @@ async function failure(api: FirecrestApi, system: string, spec: SidecarSpec, run
  * case. A cancelled job may still be starting and open its files after a remove: they are removed
  * once it has ended (the scripts also remove them themselves when cancelled).
  */
-async function cleanUp(api: FirecrestApi, system: string, jobId: string, paths: SidecarPaths, complete: boolean): Promise<void> {
+async function cleanUp(api: FirecrestApi, system: string, jobId: string, paths: SidecarPaths, complete: boolean, counted: <T>(p: Promise<T>) => Promise<T>): Promise<void> {
   if (!complete) {
     await api.cancelJob(system, jobId).catch(() => undefined);
     // Without the caller's signal (it may be why the run stopped); a job the scheduler no longer
     // knows has ended; after 10 s the files go anyway.
     await api.waitForJob(system, jobId, { overallTimeoutMs: 10_000, notFoundTimeoutMs: 0 }).catch(() => undefined);
   }
-  await api.remove(system, paths.scratch).catch(() => undefined);
+  await counted(api.remove(system, paths.scratch)).catch(() => undefined);
 }
