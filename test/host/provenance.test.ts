@@ -107,11 +107,12 @@ describe('A record of what each job ran (provenance)', function () {
     // placeholder (named "allocation", fields empty), which a v1 server passes on as it is.
     await Promise.all([submitted.jobId, again.jobId].map((id) => client.waitForJob(t.system, id, { overallTimeoutMs: 180_000 })));
     // A job that has just ended may still have slurmdbd's placeholder record (no partition yet, on a
-    // real v1 server): each is read until its record is complete, or for half a minute.
+    // real v1 server, and for longer than half a minute on a loaded machine): each is read until its
+    // record is complete, or for a minute and a half.
     const complete = async (id: string) => await waitFor(`job ${id}'s accounting record`, async () => {
       const j = await client.job(t.system, id);
       return j.partition !== undefined ? j : undefined;
-    }, 30_000).catch(() => client.job(t.system, id));
+    }, 90_000).catch(() => client.job(t.system, id));
     const [first, second] = await Promise.all([submitted.jobId, again.jobId].map(complete));
     for (const k of ['name', 'partition', 'account', 'workingDirectory'] as const) assert.equal(second[k], first[k], k);
     const rec = await vscode.commands.executeCommand<Record_ | undefined>('firecrest.test.provenance', again);
