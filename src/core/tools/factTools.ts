@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { jobEfficiency, rightSize, type JobEfficiency } from '../facts/efficiency';
 import { duration, table } from './format';
-import { sidecarPlace, target, where } from './run';
+import { jobIdText, sidecarPlace, target, where } from './run';
 import type { ToolDefinition } from './types';
 
 const GiB = 2 ** 30;
@@ -16,7 +16,7 @@ function suggestion(e: JobEfficiency, margin: number): string {
 
 const efficiencyInput = z.object({
   ...where,
-  jobIds: z.array(z.string().regex(/^\d+(_\d+)?$/, 'a Slurm job id such as 812 or 812_3')).min(1).max(50).describe('Finished jobs to report on (at most 50).'),
+  jobIds: z.array(jobIdText).min(1).max(50).describe('Finished jobs to report on (at most 50).'),
   margin: z.number().min(0).max(2).default(0.25).describe('Headroom for the suggested request, as a fraction of what was used (default 0.25).'),
 });
 

@@ -5,7 +5,7 @@ import { InvalidInputError } from '../errors';
 import { OffsetReader } from '../offsetReader';
 import { outputPaths } from '../outputPaths';
 import { cell, quoted, table, when } from './format';
-import { sidecarPlace, target, where } from './run';
+import { jobIdText, sidecarPlace, target, where } from './run';
 import type { ToolDefinition } from './types';
 
 const absolutePath = z.string().regex(/^\//, 'an absolute path, starting with /');
@@ -35,7 +35,7 @@ export async function tailOf(client: FirecrestApi, system: string, path: string,
 
 const outputInput = z.object({
   ...where,
-  jobId: z.string().regex(/^\d+(_\d+)?$/, 'a Slurm job id such as 812 or 812_3').describe('The job id (an array task as 812_3).'),
+  jobId: jobIdText.describe('The job id (an array task as 812_3).'),
   stream: z.enum(['stdout', 'stderr']).default('stdout').describe('The job\'s output (stdout) or error output (stderr).'),
   bytes: z.number().int().min(100).max(64_000).default(4000).describe('How much of the end to read, in bytes (default 4000, max 64000). Whole lines only.'),
 });

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Job } from '../model';
 import { explainPendingReason } from '../pendingReasons';
 import { duration, quoted, table, when } from './format';
-import { target, where } from './run';
+import { jobIdText, target, where } from './run';
 import type { ToolDefinition } from './types';
 
 /** The longest script a job tool quotes (lines). */
@@ -74,7 +74,7 @@ export const jobsTool: ToolDefinition<typeof jobsInput> = {
   },
 };
 
-const jobInput = z.object({ ...where, jobId: z.string().regex(/^\d+(_\d+)?$/, 'a Slurm job id such as 812 or 812_3').describe('The job id (an array task as 812_3).') });
+const jobInput = z.object({ ...where, jobId: jobIdText.describe('The job id (an array task as 812_3).') });
 
 export const jobTool: ToolDefinition<typeof jobInput> = {
   name: 'firecrest_job',

@@ -5,6 +5,9 @@ import type { FirecrestClient } from '../client';
 import { bounded, failureSentence } from './format';
 import type { ToolConfirmation, ToolContext, ToolDefinition, ToolResult } from './types';
 
+/** A Slurm job id: `812`, or an array task `812_3`. */
+export const jobIdText = z.string().regex(/^\d+(_\d+)?$/, 'a Slurm job id such as 812 or 812_3');
+
 /** What every tool takes to say where it works. */
 export const where = {
   connection: z.string().min(1).optional().describe('The FirecREST connection (profile) name, as firecrest_connections lists it. Omit for the default connection.'),

@@ -10,7 +10,7 @@ import type { FirecrestClient } from '../client';
 import { InvalidInputError, NotFoundError } from '../errors';
 import { parseSbatchScript } from '../sbatch/parser';
 import { liveChecks } from '../sbatch/liveChecks';
-import { homeFolder, target, where } from './run';
+import { homeFolder, jobIdText, target, where } from './run';
 import type { ToolContext, ToolDefinition } from './types';
 
 const absolutePath = z.string().regex(/^\//, 'an absolute path, starting with /');
@@ -102,7 +102,7 @@ export const submitJobTool: ToolDefinition<typeof submitInput> = {
   },
 };
 
-const cancelInput = z.object({ ...where, jobId: z.string().regex(/^\d+(_\d+)?$/, 'a Slurm job id such as 812 or 812_3').describe('The job to cancel (an array task as 812_3; the array id cancels every task).') });
+const cancelInput = z.object({ ...where, jobId: jobIdText.describe('The job to cancel (an array task as 812_3; the array id cancels every task).') });
 
 export const cancelJobTool: ToolDefinition<typeof cancelInput> = {
   name: 'firecrest_cancel_job',
