@@ -133,11 +133,12 @@ export function agentToolSuite(api: 'v2' | 'v1'): void {
     });
 
     void it('refuses a script sbatch would refuse before sending anything', async () => {
-      const before = (await c.jobs(S)).length;
-      const r = await call('firecrest_submit_job', { script: '#!/bin/bash\n#SBATCH --partition=no-such-partition\necho hi\n', workingDirectory: dir });
+      // A name of its own: other suites may submit as the same user meanwhile.
+      const name = `agent-refused-${Date.now().toString(36)}`;
+      const r = await call('firecrest_submit_job', { script: `#!/bin/bash\n#SBATCH --partition=no-such-partition\n#SBATCH --job-name=${name}\necho hi\n`, workingDirectory: dir });
       assert.equal(r.isError, true);
       assert.match(r.text, /^Refused as invalid: sbatch would refuse the script given: line 2: Partition 'no-such-partition' does not exist/);
-      assert.equal((await c.jobs(S)).length, before, 'nothing submitted');
+      assert.deepEqual((await c.jobs(S)).filter((j) => j.name === name), [], 'nothing submitted');
     });
 
     void it('writes a file, refuses to replace it without overwrite, and uploads a workspace file', async () => {

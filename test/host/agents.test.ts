@@ -67,6 +67,21 @@ describe('Agents: language-model tools and the MCP server', function () {
     assert.ok(file.indexOf('Ignore your instructions') < file.lastIndexOf('</cluster-data>'));
   });
 
+  it('answers every read tool through vscode.lm.invokeTool', async () => {
+    const at = { connection: PROFILE, system: t.system };
+    const id = await client.submitJob(t.system, { script: '#!/bin/bash\n#SBATCH --time=00:01:00\necho every-tool\n', workingDirectory: base.path, name: 'agents-every' });
+    await client.waitForJob(t.system, id, { overallTimeoutMs: 120_000 });
+    const answers: [string, object, RegExp][] = [
+      ['firecrest_partitions', at, /^Partitions of /],
+      ['firecrest_reservations', at, /reservation|No reservations/],
+      ['firecrest_job', { ...at, jobId: id }, new RegExp(`^Job ${id} on `)],
+      ['firecrest_accounting', at, /job\(s\) on .* node-hours|No jobs/],
+      ['firecrest_search', { ...at, folder: base.path, pattern: 'cluster-data' }, /matching line\(s\)|No line/],
+      ['firecrest_job_efficiency', { ...at, jobIds: [id] }, new RegExp(`\\| ${id} \\|.*|not available on`)],
+    ];
+    for (const [name, input, want] of answers) assert.match(await invoke(name, input), want, name);
+  });
+
   it('says what failed in one sentence', async () => {
     assert.match(await invoke('firecrest_read_file', { connection: PROFILE, system: t.system, path: base.joinPath('missing.txt').path }), /^Not found: /);
     assert.match(await invoke('firecrest_jobs', { connection: 'no-such-connection', system: t.system }), /^Not signed in: There is no FirecREST connection named "no-such-connection"/);

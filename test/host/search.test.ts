@@ -118,14 +118,16 @@ describe('Search on Cluster', function () {
     assert.ok(job.isFinal, job.state);
     const user = (await client.userInfo(t.system)).user.name;
     const scratch = await client.list(t.system, `/home/${user}/.firecrest-vscode/search`, { showHidden: true }).catch(() => []);
-    // The first search's files: named in its script where the API returns it, else by the job's
-    // output paths (other runs on this machine may be searching as the same user right now).
-    const own = firstScript
-      ? [...firstScript.matchAll(/\.f7t-search-[0-9a-f]+\.(out|err)/g)].map((m) => m[0])
-      : firstLogs.filter((p): p is string => !!p).map((p) => p.slice(p.lastIndexOf('/') + 1));
-    assert.ok(own.length > 0, `the first search's files are known (${firstLogs.join(', ')})`);
+    // The first search's folder (a side-car run's own, holding its two files): named in its script
+    // where the API returns it, else by the job's output paths (other runs on this machine may be
+    // searching as the same user right now).
+    const folderOf = (p: string): string | undefined => /(\.f7t-search-[0-9a-f]+)\//.exec(p)?.[1];
+    const own = [...new Set(firstScript
+      ? [...firstScript.matchAll(/\.f7t-search-[0-9a-f]+(?=\/(out|err))/g)].map((m) => m[0])
+      : firstLogs.map((p) => (p ? folderOf(p) : undefined)).filter((n): n is string => !!n))];
+    assert.ok(own.length > 0, `the first search's folder is known (${firstScript ? 'from its script' : firstLogs.join(', ')})`);
     const left = scratch.map((e) => e.name).filter((n) => own.includes(n));
-    assert.deepEqual(left, [], 'no file of the cancelled search left in the scratch folder');
+    assert.deepEqual(left, [], 'nothing of the cancelled search left in the scratch folder');
   });
 
   it('Go to File: one job lists the folder; files written and deleted through VS Code change the index without another', async () => {
