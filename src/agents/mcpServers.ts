@@ -1,8 +1,10 @@
 /**
  * The FirecREST MCP server in VS Code's list of MCP servers, one per connection, without another
  * sign-in: VS Code starts `dist/mcp.js` with the runtime of its extension host, and the server gets
- * its tokens from this window (tokenBroker.ts), never a secret. Writes are allowed there because
- * VS Code asks the user before each call of a tool that is not marked read-only.
+ * its tokens from this window (tokenBroker.ts), never a secret. Read-only, as outside VS Code,
+ * unless the user sets `firecrest.agents.mcpAllowWrites` (VS Code then still asks before each call
+ * of a tool not marked read-only, unless the user approved it for good); the extension's own tools
+ * write with a confirmation of their own.
  */
 import * as vscode from 'vscode';
 import type { ConnectionService, Log } from '../common/services';
@@ -12,8 +14,11 @@ import type { TokenBroker } from './tokenBroker';
 const SOCKET_ENV = 'FIRECREST_TOKEN_SOCKET';
 const KEY_ENV = 'FIRECREST_TOKEN_KEY';
 
-export class FirecrestMcpServers implements vscode.McpServerDefinitionProvider<vscode.McpStdioServerDefinition> {
-  readonly onDidChangeMcpServerDefinitions: vscode.Event<void>;
+export class FirecrestMcpServers implements vscode.McpServerDefinitionProvider<vscode.McpStdioServerDefinition>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<void>();
+  /** The connections changed, or whether the servers may write. */
+  readonly onDidChangeMcpServerDefinitions = this.changed.event;
+  private readonly subscriptions: vscode.Disposable[];
 
   constructor(
     private readonly connections: ConnectionService,
@@ -21,7 +26,15 @@ export class FirecrestMcpServers implements vscode.McpServerDefinitionProvider<v
     private readonly extension: vscode.Extension<unknown>,
     private readonly log: Log,
   ) {
-    this.onDidChangeMcpServerDefinitions = connections.onDidChange;
+    this.subscriptions = [
+      this.changed,
+      connections.onDidChange(() => this.changed.fire()),
+      vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration('firecrest.agents.mcpAllowWrites')) this.changed.fire(); }),
+    ];
+  }
+
+  dispose(): void {
+    for (const d of this.subscriptions) d.dispose();
   }
 
   provideMcpServerDefinitions(): vscode.McpStdioServerDefinition[] {
@@ -31,7 +44,7 @@ export class FirecrestMcpServers implements vscode.McpServerDefinitionProvider<v
     return this.connections.connections().map((c) => new vscode.McpStdioServerDefinition(
       vscode.l10n.t('FirecREST: {0}', c.profile.name),
       process.execPath,
-      [script, '--allow-writes'],
+      [script, ...(vscode.workspace.getConfiguration('firecrest.agents').get<boolean>('mcpAllowWrites', false) ? ['--allow-writes'] : [])],
       {
         // The extension host's runtime is Electron in desktop VS Code: run it as Node.
         ELECTRON_RUN_AS_NODE: '1',

@@ -27,12 +27,14 @@ export function registerAgents(services: ExtensionServices): vscode.Disposable {
   disposables.push(registerCommand('firecrest.runAgentTool', log, (arg?: unknown) => runAgentTool(contributed, arg)));
   let broker: TokenBroker | undefined;
   disposables.push({ dispose: () => broker?.dispose() });
-  disposables.push(vscode.lm.registerMcpServerDefinitionProvider('firecrest.mcpServers', new FirecrestMcpServers(connections, async () => (broker ??= new TokenBroker(connections, log)), services.context.extension, log)));
+  const servers = new FirecrestMcpServers(connections, async () => (broker ??= new TokenBroker(connections, log)), services.context.extension, log);
+  disposables.push(servers, vscode.lm.registerMcpServerDefinitionProvider('firecrest.mcpServers', servers));
   services.testSeam.expose('agentTools', () => contributed);
-  services.testSeam.expose('mcpServers', async () => {
-    const provider = new FirecrestMcpServers(connections, async () => (broker ??= new TokenBroker(connections, log)), services.context.extension, log);
-    const defs = provider.provideMcpServerDefinitions();
-    const resolved = defs[0] ? await provider.resolveMcpServerDefinition(defs[0]) : undefined;
+  // The definitions, and the one of `connection` as VS Code resolves it right before starting it.
+  services.testSeam.expose('mcpServers', async (connection?: string) => {
+    const defs = servers.provideMcpServerDefinitions();
+    const chosen = defs.find((d) => d.env.FIRECREST_CONNECTION_NAME === connection) ?? defs[0];
+    const resolved = chosen ? await servers.resolveMcpServerDefinition(chosen) : undefined;
     return { definitions: defs.map((d) => ({ label: d.label, command: d.command, args: d.args, env: d.env })), resolved: resolved && { command: resolved.command, args: resolved.args, env: resolved.env } };
   });
   return vscode.Disposable.from(...disposables);

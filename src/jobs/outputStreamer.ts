@@ -132,11 +132,19 @@ export class OutputStreamer {
     }
   }
 
+  /** When a read of the job first found it ended (its exit code may come a moment later). */
+  private finalSeenAt: number | undefined;
+
   private async jobIfFinal(): Promise<Job | undefined> {
     this.stats.requests++;
     try {
       const job = await this.o.client.job(this.o.system, this.o.jobId, { signal: this.o.signal });
-      return job.isFinal ? job : undefined;
+      if (!job.isFinal) return undefined;
+      // Slurm's live view says a job ended a moment before its accounting has the exit code: the
+      // record is read again for up to 10 s, so that the last line can say how it ended.
+      this.finalSeenAt ??= Date.now();
+      if (job.exitCode === undefined && job.stateClass !== 'cancelled' && Date.now() - this.finalSeenAt < FINAL_RECORD_WAIT_MS) return undefined;
+      return job;
     } catch (e) {
       // A job the scheduler no longer knows has ended (no record to tell how); a fresh one may
       // simply not be listed yet, so give it a grace period first.
@@ -146,6 +154,9 @@ export class OutputStreamer {
     }
   }
 }
+
+/** How long an ended job's record is read again for its exit code. */
+const FINAL_RECORD_WAIT_MS = 10_000;
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {

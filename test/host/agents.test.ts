@@ -103,12 +103,14 @@ describe('Agents: language-model tools and the MCP server', function () {
   });
 
   it('the MCP server VS Code starts gets its tokens from this window: no secret in its environment, and a wrong key gets nothing', async () => {
-    const seam = await vscode.commands.executeCommand<McpSeam>('firecrest.test.mcpServers');
+    const seam = await vscode.commands.executeCommand<McpSeam>('firecrest.test.mcpServers', PROFILE);
     const def = seam.definitions.find((d) => d.label.endsWith(PROFILE));
     assert.ok(def, JSON.stringify(seam.definitions.map((d) => d.label)));
-    assert.ok(def.args[0].endsWith('mcp.js') && def.args.includes('--allow-writes'));
+    assert.ok(def.args[0].endsWith('mcp.js'));
+    assert.ok(!def.args.includes('--allow-writes'), 'read-only unless firecrest.agents.mcpAllowWrites is set');
     const resolved = seam.resolved;
     assert.ok(resolved);
+    assert.equal(resolved.env.FIRECREST_CONNECTION_NAME, PROFILE);
     const env = Object.fromEntries(Object.entries(resolved.env).filter(([, v]) => v !== null).map(([k, v]) => [k, String(v)]));
     assert.ok(env.FIRECREST_TOKEN_SOCKET && env.FIRECREST_TOKEN_KEY);
     assert.ok(!Object.values(env).includes(t.clientSecret), 'no client secret is handed to the server');
