@@ -64,8 +64,7 @@ void (async () => {
   } else {
     rows.push(['efficiency report', '-', '-', '-', 'skipped: the built-in scheduler keeps no accounting']);
   }
-  const hand = byHand(c, dir);
-  const baseline = await hand;
+  const baseline = await byHand(c, dir);
   rows.push(['baseline: the same by hand (submit, wait, download, remove)', '1', String(baseline), '-', '-']);
   figures['baseline requests by hand'] = { value: baseline, unit: 'requests' };
   const head = ['answer', 'jobs', 'requests beyond the wait (target <= 3)', 'requests while waiting', 'wall'];

@@ -8,6 +8,7 @@
  */
 import * as vscode from 'vscode';
 import type { FirecrestClient } from '../core/client';
+import { sidecarScratch } from '../core/sidecar/sidecar';
 import { jobEfficiency, rightSize, withRequest, type EfficiencyReport, type JobEfficiency } from '../core/facts/efficiency';
 import { fields, flag } from '../common/commandArgs';
 import { homeDirectory } from '../common/homeDirectory';
@@ -45,10 +46,14 @@ export class JobEfficiencies {
     const home = await homeDirectory(this.services, client, profile, system);
     const report = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Reading the accounting of job {0} on {1} (a short job on the cluster)…', jobId, system), cancellable: true },
-      (_p, token) => {
+      async (_p, token) => {
         const ac = new AbortController();
-        token.onCancellationRequested(() => ac.abort());
-        return jobEfficiency(client, system, [jobId], { signal: ac.signal, workingDirectory: home, scratchDir: `${home.replace(/\/+$/, '')}/.firecrest-vscode/search` });
+        const sub = token.onCancellationRequested(() => { ac.abort(); });
+        try {
+          return await jobEfficiency(client, system, [jobId], { signal: ac.signal, workingDirectory: home, scratchDir: sidecarScratch(home) });
+        } finally {
+          sub.dispose();
+        }
       },
     );
     if (report.jobs.has(jobId)) this.known.set(key, { report, at: Date.now() });

@@ -47,7 +47,7 @@ function optionDoc(d: SbatchDirective): vscode.MarkdownString {
   const md = new vscode.MarkdownString();
   md.appendMarkdown(`**--${o.long}**${o.short ? ` (\`-${o.short}\`)` : ''}${o.placeholder ? ` \`${o.placeholder}\`` : ''}\n\n`);
   md.appendMarkdown(o.description);
-  if (d.written !== `--${o.long}` && d.written !== `-${o.short}`) md.appendMarkdown(vscode.l10n.t('\n\n`{0}` is read as `--{1}`.', d.written, o.long));
+  if (d.written !== `--${o.long}` && d.written !== `-${o.short}`) md.appendMarkdown(`\n\n${vscode.l10n.t('`{0}` is read as `--{1}`.', d.written, o.long)}`);
   return md;
 }
 

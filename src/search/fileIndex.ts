@@ -5,6 +5,7 @@
  * is and rebuilt in the background; files created, deleted or renamed through VS Code update it at
  * once, without a job.
  */
+import { sidecarScratch } from '../core/sidecar/sidecar';
 import { createHash } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { FirecrestClient } from '../core/client';
@@ -114,7 +115,7 @@ export class FileIndexStore implements vscode.Disposable {
     const started = Date.now();
     const summary = await searchOnCluster(client, ref.system, { root: ref.path, pattern: '', filesOnly: true, maxResults: MAX_INDEXED_FILES }, {
       signal,
-      scratchDir: `${home.replace(/\/+$/, '')}/.firecrest-vscode/search`,
+      scratchDir: sidecarScratch(home),
       workingDirectory: home,
       partition,
       timeLimitMinutes: 10,

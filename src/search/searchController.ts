@@ -3,6 +3,7 @@
  * Cluster Search view staying closed for a minute. The search's job and files are the core's
  * (src/core/search, a bundle loaded by the first search); this shows its progress and results.
  */
+import { sidecarScratch } from '../core/sidecar/sidecar';
 import * as vscode from 'vscode';
 import { reportError } from '../common/commandWrapper';
 import { ContextKeys } from '../common/contextKeys';
@@ -106,7 +107,7 @@ export class SearchController implements vscode.Disposable {
         maxFileSize: Math.round(s.maxFileSizeMB * 1024 * 1024),
       }, {
         signal: ac.signal,
-        scratchDir: `${home.replace(/\/+$/, '')}/.firecrest-vscode/search`,
+        scratchDir: sidecarScratch(home),
         workingDirectory: home,
         partition,
         timeLimitMinutes: s.timeLimitMinutes,

@@ -5,6 +5,7 @@
  * what it used plus a margin, never below what it used. sacct's output is untrusted text, parsed
  * field by field; a line that does not fit is left out.
  */
+import { formatTime } from '../sbatch/values';
 import type { FirecrestApi } from '../api';
 import { InvalidInputError, UnavailableError } from '../errors';
 import { shellQuote } from '../shellQuote';
@@ -106,7 +107,7 @@ export function rightSize(e: JobEfficiency, margin = 0.25): { mem?: string; time
     // Whole minutes, at least 1, then a round step (5 min up to an hour, 15 min after).
     const min = Math.max(1, Math.ceil((e.elapsedSeconds * (1 + margin)) / 60));
     const rounded = min <= 60 ? Math.ceil(min / 5) * 5 : Math.ceil(min / 15) * 15;
-    out.time = `${String(Math.floor(rounded / 60)).padStart(2, '0')}:${String(rounded % 60).padStart(2, '0')}:00`;
+    out.time = formatTime(rounded * 60);
   }
   return out;
 }
@@ -147,7 +148,7 @@ export async function jobEfficiency(api: FirecrestApi, system: string, jobIds: s
   if (a.status !== 0) throw new UnavailableError(`job efficiency is not available on ${system}: ${a.errors.split('\n')[0] || `sacct ended with status ${a.status}`}`);
   const gather = new RegExp(`^${GATHER}(.*)$`, 'm').exec(a.text)?.[1]?.trim();
   const jobs = parseEfficiency(a.text);
-  const stats: SidecarStats = { jobId: a.jobId, outcome: a.outcome, requests: a.requests, waitRequests: a.waitRequests, bytesFetched: a.bytesFetched, outputBytes: a.outputBytes };
+  const { text: _text, status: _status, errors: _errors, ...stats } = a;
   if (!gather) return { jobs, stats };
   // Slurm shows `jobacct_gather/none` as `(null)` too.
   const usageRecorded = !/(^\(null\)$|(^|\/)none$)/.test(gather);

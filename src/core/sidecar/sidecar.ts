@@ -19,6 +19,11 @@ import { OffsetReader } from '../offsetReader';
 
 /** Files of side-car jobs start so (search leaves them out, and they are easy to tell). */
 export const SIDECAR_FILE_PREFIX = '.f7t-search-';
+/** Where side-car runs keep their folders, under the user's home on the cluster. */
+export function sidecarScratch(home: string): string {
+  return `${home.replace(/\/+$/, '')}/.firecrest-vscode/search`;
+}
+
 /** Poll cadence while nothing arrives: the first wait, growing by half, up to the last (ms). */
 export const SIDECAR_POLL = { firstMs: 250, maxMs: 2000, growth: 1.5 } as const;
 /** Bytes of the error file read at most. */

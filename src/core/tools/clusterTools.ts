@@ -47,7 +47,7 @@ export const partitionsTool: ToolDefinition<typeof partitionsInput> = {
     ]);
     const count = (p: string, state: (j: Job) => boolean): number | string => (jobs ? jobs.filter((j) => j.partition === p && state(j)).length : '?');
     const rows = partitions.map((p) => [
-      p.name, p.state, p.totalNodes, p.cpus, p.maxTimeSeconds === Infinity ? 'unlimited' : duration(p.maxTimeSeconds), p.isDefault ? 'yes' : '',
+      p.name, p.state, p.totalNodes, p.cpus, duration(p.maxTimeSeconds), p.isDefault ? 'yes' : '',
       count(p.name, (j) => j.stateClass === 'running'), count(p.name, (j) => j.stateClass === 'pending'),
     ]);
     const note = jobs ? '' : '\n(The jobs of all users could not be listed here: running and waiting counts unknown.)';

@@ -2,6 +2,7 @@
  * How tool answers read: small tables a model takes in at a glance, cluster data quoted as data,
  * every answer bounded (and saying what was cut), and failures in one sentence.
  */
+import { formatTime } from '../sbatch/values';
 import { CancelledError, FirecrestError, InvalidInputError, NotFoundError, PermissionDeniedError, RateLimitedError, TimeoutError, UnauthorizedError, UnavailableError, messageOf } from '../errors';
 
 /** The most characters an answer carries (about 3,000 tokens). */
@@ -61,11 +62,7 @@ export function when(seconds: number | undefined): string {
   return seconds ? new Date(seconds * 1000).toISOString().slice(0, 16).replace('T', ' ') : '-';
 }
 
-/** `1:02:03` from seconds. */
+/** `01:02:03` (Slurm's own time format) from seconds; `-` when unknown. */
 export function duration(seconds: number | undefined): string {
-  if (seconds === undefined || !Number.isFinite(seconds)) return '-';
-  const s = Math.max(0, Math.round(seconds));
-  const d = Math.floor(s / 86400);
-  const hms = [Math.floor((s % 86400) / 3600), Math.floor((s % 3600) / 60), s % 60].map((n, i) => (i ? String(n).padStart(2, '0') : String(n))).join(':');
-  return d ? `${d}-${hms}` : hms;
+  return seconds === undefined ? '-' : formatTime(Math.max(0, Math.round(seconds)));
 }

@@ -1,4 +1,5 @@
 /** Read tools about jobs: the user's jobs, one job's facts and script, waiting for a job, accounting. */
+import { sleep } from '../http/sleep';
 import { z } from 'zod';
 import type { Job } from '../model';
 import { explainPendingReason } from '../pendingReasons';
@@ -118,10 +119,7 @@ export const waitJobTool: ToolDefinition<typeof waitInput> = {
     const deadline = Date.now() + input.timeoutSeconds * 1000;
     let j = await client.job(system, input.jobId, { signal: ctx.signal });
     for (let wait = 1000; !j.isFinal && Date.now() < deadline; wait = Math.min(wait * 1.5, 10_000)) {
-      await new Promise<void>((resolve, reject) => {
-        const t = setTimeout(resolve, Math.min(wait, Math.max(0, deadline - Date.now())));
-        ctx.signal?.addEventListener('abort', () => { clearTimeout(t); reject(ctx.signal?.reason as Error); }, { once: true });
-      });
+      await sleep(Math.min(wait, Math.max(0, deadline - Date.now())), ctx.signal);
       j = await client.job(system, input.jobId, { signal: ctx.signal });
     }
     if (!j.isFinal) return `Job ${j.id} is still ${j.state} after ${input.timeoutSeconds} s${waitReason(j) ? ` (${waitReason(j)})` : ''}; it goes on. Wait again, or look later.`;

@@ -1,4 +1,5 @@
 /** Running a tool: the input checked against its schema, the answer bounded, a failure in words. */
+import { sidecarScratch } from '../sidecar/sidecar';
 import { z } from 'zod';
 import { InvalidInputError } from '../errors';
 import type { FirecrestClient } from '../client';
@@ -63,6 +64,6 @@ export async function homeFolder(client: FirecrestClient, system: string, signal
 /** Where a side-car job of the tools runs, and the folder its files go in. */
 export async function sidecarPlace(client: FirecrestClient, system: string, signal?: AbortSignal): Promise<{ workingDirectory: string; scratchDir: string }> {
   const home = await homeFolder(client, system, signal);
-  return { workingDirectory: home, scratchDir: `${home.replace(/\/+$/, '')}/.firecrest-vscode/search` };
+  return { workingDirectory: home, scratchDir: sidecarScratch(home) };
 }
 

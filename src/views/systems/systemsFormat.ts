@@ -32,7 +32,7 @@ export function healthTooltip(name: string, h: Health): string {
   const fine = h.services.filter((s) => s.healthy);
   if (fine.length) lines.push(`- healthy: ${fine.map((s) => s.service + (s.path ? ` ${s.path}` : '')).join(', ')}`);
   const checked = h.lastChecked ?? h.services.find((s) => s.lastChecked)?.lastChecked;
-  if (checked) lines.push(l10n.t('\nlast checked {0}', checked.toLocaleString()));
+  if (checked) lines.push(`\n${l10n.t('last checked {0}', checked.toLocaleString())}`);
   return lines.join('\n');
 }
 
