@@ -56,7 +56,8 @@ export class JobEfficiencies {
         }
       },
     );
-    if (report.jobs.has(jobId)) this.known.set(key, { report, at: Date.now() });
+    // A record slurmdbd has not completed yet is not kept: the next ask reads it again.
+    if (report.jobs.get(jobId)?.complete) this.known.set(key, { report, at: Date.now() });
     return report;
   }
 
@@ -68,6 +69,7 @@ export class JobEfficiencies {
     const report = await this.report(client, ref.profile, ref.system, ref.jobId, fields(arg, { refresh: flag }).refresh === true);
     const e = report.jobs.get(ref.jobId);
     if (!e) throw new Error(vscode.l10n.t('Slurm has no accounting record of job {0} on {1} (not finished, or too old).', ref.jobId, ref.system));
+    if (!e.complete) throw new Error(vscode.l10n.t('Slurm is still completing the accounting record of job {0} on {1}: ask again in a minute.', ref.jobId, ref.system));
     const margin = vscode.workspace.getConfiguration('firecrest.jobs').get<number>('efficiencyMargin', 0.25);
     const next = rightSize(e, margin);
     const request = [next.mem && `--mem=${next.mem}`, next.time && `--time=${next.time}`].filter(Boolean).join(' ');

@@ -34,7 +34,7 @@ void describe('facts: job efficiency', () => {
     let eff;
     // slurmdbd records a job's steps shortly after it ends: asked again until its memory is in
     // (where the cluster records use at all).
-    for (let i = 0; i < 20 && (!eff || (report?.usageRecorded !== false && !eff.maxRssBytes)); i++) {
+    for (let i = 0; i < 20 && (!eff?.complete || (report?.usageRecorded !== false && !eff.maxRssBytes)); i++) {
       let jobs = 0;
       report = await jobEfficiency(c, S, [id], { scratchDir: dir, workingDirectory: dir, onSubmitted: () => jobs++ });
       eff = report.jobs.get(id);

@@ -41,6 +41,9 @@ void describe('job efficiency (sacct, one side-car run)', () => {
     assert.equal(task.maxRssBytes, 512000 * 1024, 'an array task\'s steps are found by its raw id');
     assert.equal(jobs.get('814')!.state, 'CANCELLED');
     assert.equal(jobs.get('814')!.cpuEfficiency, undefined, 'a job that did not run has no efficiency');
+    assert.equal(j.complete, true);
+    // slurmdbd's placeholder row of a job that has just ended: no limit, no request yet.
+    assert.equal(parseEfficiency('900|900|COMPLETED|3||00:00.000|1|||billing=1,cpu=1,node=1').get('900')?.complete, false);
   });
 
   void it('right-sizes the next run: what was used plus the margin, never below it', () => {

@@ -28,6 +28,11 @@ export interface JobEfficiency {
   memoryBytes?: number;
   /** maxRssBytes / memoryBytes. */
   memoryEfficiency?: number;
+  /**
+   * False while slurmdbd still holds the placeholder row of a job that has just ended (no time
+   * limit, no request yet): the figures are not final; ask again in a moment.
+   */
+  complete: boolean;
 }
 
 export const SACCT_FIELDS = ['JobID', 'JobIDRaw', 'State', 'ElapsedRaw', 'TimelimitRaw', 'TotalCPU', 'AllocCPUS', 'ReqMem', 'MaxRSS', 'AllocTRES'] as const;
@@ -79,6 +84,7 @@ export function parseEfficiency(text: string): Map<string, JobEfficiency> {
     const mem = tresMemory(tres) ?? parseSize(reqMem);
     const job: JobEfficiency = {
       jobId: id, state: state.split(' ')[0], elapsedSeconds: Number.isFinite(e) ? e : 0, cpus: Number.isFinite(n) && n > 0 ? n : 1, cpuSeconds: cpu,
+      complete: limit !== '',
       ...(/^\d+$/.test(limit) ? { timeLimitSeconds: Number(limit) * 60 } : {}),
       ...(mem ? { memoryBytes: mem } : {}),
     };

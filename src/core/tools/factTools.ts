@@ -33,7 +33,7 @@ export const efficiencyTool: ToolDefinition<typeof efficiencyInput> = {
     const unrecorded = report.usageRecorded === false ? `\n${system} does not record what jobs use (${report.gatherType}): CPU and memory use are unknown; times and requests are as recorded.` : '';
     const rows = [...report.jobs.values()].map((e) => [
       e.jobId, e.state, `${percent(e.cpuEfficiency)} of ${e.cpus} CPU(s)`, `${memory(e.maxRssBytes)} of ${memory(e.memoryBytes)} (${percent(e.memoryEfficiency)})`,
-      `${duration(e.elapsedSeconds)} of ${duration(e.timeLimitSeconds)}`, suggestion(e, input.margin),
+      `${duration(e.elapsedSeconds)} of ${duration(e.timeLimitSeconds)}`, e.complete ? suggestion(e, input.margin) : 'record not complete yet: ask again in a minute',
     ]);
     const head = `Efficiency on ${system} (from Slurm's accounting; suggestions add ${Math.round(input.margin * 100)}% to what was used):`;
     const none = missing.length ? `\nNo accounting record for ${missing.join(', ')} (not finished, too old, or unknown).` : '';
