@@ -28,7 +28,11 @@ async function outputOf(services: ExtensionServices, stream: 'stdout' | 'stderr'
   if (!ref) return undefined;
   const paths = await outputPaths(client, ref.system, ref.jobId, ref.job);
   const path = stream === 'stdout' ? paths.stdout : paths.stderr;
-  if (!path) throw new Error(vscode.l10n.t('Job {0} has no known {1} file.', ref.jobId, stream));
+  if (!path) {
+    // v1's accounting says nothing of where a job ran: only its submission and the queue do.
+    if (client.apiVersion === 'v1') throw new Error(vscode.l10n.t('Job {0} has left the queue and API v1 does not say where it wrote its {1}: this window did not submit it or see it queued. Open the file from its folder in the Explorer.', ref.jobId, stream));
+    throw new Error(vscode.l10n.t('Job {0} has no known {1} file.', ref.jobId, stream));
+  }
   return { ref, client, job: paths.job, path };
 }
 

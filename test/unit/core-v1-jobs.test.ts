@@ -189,4 +189,14 @@ void describe('v1 recent jobs', () => {
     assert.deepEqual([done.workingDirectory, done.stdoutPath, done.stderrPath], ['/home/a/run', '/home/a/run/o.txt', undefined]);
     assert.equal(facts.complete('other', job('7', 'COMPLETED', true)).workingDirectory, undefined, 'per system');
   });
+
+  void it('keeps where a submitted job writes through an accounting answer of thousands of named jobs (CI: 6,000 jobs in the window)', () => {
+    const facts = new JobFacts();
+    facts.remember('s', '7', { workingDirectory: '/home/a/run', name: 'mine' });
+    for (let i = 100; i < 20_100; i++) facts.complete('s', job(String(i), 'COMPLETED', true));
+    const done = facts.complete('s', job('7', 'COMPLETED', true, { name: 'allocation' }));
+    assert.equal(done.workingDirectory, '/home/a/run');
+    assert.equal(done.name, 'allocation', 'the name is a fact among many: pushed out by 20,000 newer ones');
+    assert.equal(facts.complete('s', job('20099', 'COMPLETED', true, { name: 'allocation' })).name, 'j20099', 'a recent name stays over the placeholder');
+  });
 });

@@ -7,7 +7,8 @@
  */
 import type { Job } from '../model';
 
-type Facts = Partial<Pick<Job, 'workingDirectory' | 'stdoutPath' | 'stderrPath' | 'name'>>;
+type Places = Partial<Pick<Job, 'workingDirectory' | 'stdoutPath' | 'stderrPath'>>;
+type Facts = Places & Partial<Pick<Job, 'name'>>;
 
 /** Names that slurmdbd gives a job it has not recorded yet: never taken over a known one. */
 const PLACEHOLDER_NAMES = new Set(['allocation']);
@@ -19,29 +20,47 @@ export function knownPath(v: unknown): string | undefined {
   return typeof v === 'string' && v.startsWith('/') && !/-not-found$/.test(v) ? v : undefined;
 }
 
+/** A map that forgets the entry least recently set once it holds more than MAX. */
+class Bounded<V> {
+  private readonly map = new Map<string, V>();
+
+  get(key: string): V | undefined {
+    return this.map.get(key);
+  }
+
+  set(key: string, value: V): void {
+    this.map.delete(key);
+    this.map.set(key, value);
+    if (this.map.size > MAX) this.map.delete(this.map.keys().next().value as string);
+  }
+}
+
+/**
+ * Where a job runs and writes and what it is called, kept apart: the places come only from
+ * submissions and queue records, the names from every record, so an accounting answer of
+ * thousands of finished jobs (each with a name) pushes out names, never the places of the jobs
+ * this connection submitted or saw queued.
+ */
 export class JobFacts {
-  private readonly facts = new Map<string, Facts>();
+  private readonly places = new Bounded<Places>();
+  private readonly names = new Bounded<string>();
 
   remember(machine: string, jobId: string, f: Facts): void {
     const key = `${machine}/${jobId}`;
-    const old = this.facts.get(key) ?? {};
-    const next: Facts = {
-      workingDirectory: f.workingDirectory ?? old.workingDirectory,
-      stdoutPath: f.stdoutPath ?? old.stdoutPath,
-      stderrPath: f.stderrPath ?? old.stderrPath,
-      name: (f.name && !PLACEHOLDER_NAMES.has(f.name) ? f.name : undefined) ?? old.name,
-    };
-    this.facts.delete(key);
-    this.facts.set(key, next);
-    if (this.facts.size > MAX) this.facts.delete(this.facts.keys().next().value as string);
+    if (f.workingDirectory || f.stdoutPath || f.stderrPath) {
+      const old = this.places.get(key) ?? {};
+      this.places.set(key, { workingDirectory: f.workingDirectory ?? old.workingDirectory, stdoutPath: f.stdoutPath ?? old.stdoutPath, stderrPath: f.stderrPath ?? old.stderrPath });
+    }
+    if (f.name && !PLACEHOLDER_NAMES.has(f.name) && this.names.get(key) !== f.name) this.names.set(key, f.name);
   }
 
   /** Fills what `job` lacks from what was learnt earlier (and learns what it carries). */
   complete(machine: string, job: Job): Job {
-    const known = job.name && !PLACEHOLDER_NAMES.has(job.name);
-    if (job.workingDirectory || job.stdoutPath || job.stderrPath || known) this.remember(machine, job.id, job);
-    const f = this.facts.get(`${machine}/${job.id}`);
-    if (!f) return job;
-    return { ...job, name: known ? job.name : f.name ?? job.name, workingDirectory: job.workingDirectory ?? f.workingDirectory, stdoutPath: job.stdoutPath ?? f.stdoutPath, stderrPath: job.stderrPath ?? f.stderrPath };
+    this.remember(machine, job.id, job);
+    const key = `${machine}/${job.id}`;
+    const p = this.places.get(key);
+    const name = job.name && !PLACEHOLDER_NAMES.has(job.name) ? job.name : this.names.get(key) ?? job.name;
+    if (!p) return name === job.name ? job : { ...job, name };
+    return { ...job, name, workingDirectory: job.workingDirectory ?? p.workingDirectory, stdoutPath: job.stdoutPath ?? p.stdoutPath, stderrPath: job.stderrPath ?? p.stderrPath };
   }
 }
