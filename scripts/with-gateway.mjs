@@ -7,7 +7,7 @@
 //    command, and stops the gateway.
 // Usage: node scripts/with-gateway.mjs [--scheduler auto|slurm|local] [--api v1|v2] -- <command...>
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -33,7 +33,16 @@ export async function startGateway({ scheduler = 'auto', extraArgs = [] } = {}) 
   // more than the real server's 5 s before they count as timed out. Suites that test the time-out
   // set their own through the admin API.
   const config = join(stateDir, 'test-config.json');
-  writeFileSync(config, JSON.stringify({ commandTimeoutSeconds: Number(process.env.GATEWAY_COMMAND_TIMEOUT ?? 15) }));
+  // The site's own tools, as a login profile puts them first in PATH: stubs of `quota` and `lfs`
+  // (test/support/site-tools), in a folder every user can read (the state dir is root's alone).
+  const tools = mkdtempSync(join(tmpdir(), 'f7t-site-tools-'));
+  chmodSync(tools, 0o755);
+  const stubs = new URL('../test/support/site-tools/', import.meta.url);
+  for (const name of readdirSync(stubs)) {
+    copyFileSync(new URL(name, stubs), join(tools, name));
+    chmodSync(join(tools, name), 0o755);
+  }
+  writeFileSync(config, JSON.stringify({ commandTimeoutSeconds: Number(process.env.GATEWAY_COMMAND_TIMEOUT ?? 15), userPath: [tools] }));
   const configArgs = extraArgs.includes('--config') ? [] : ['--config', config];
   const gw = spawn(process.execPath, ['dist/gateway.js', '--host', '127.0.0.1', '--port', '0', '--scheduler', scheduler, '--state-dir', stateDir, ...configArgs, ...extraArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise((resolve, reject) => {
@@ -50,6 +59,7 @@ export async function startGateway({ scheduler = 'auto', extraArgs = [] } = {}) 
       await new Promise((r) => { const t = setTimeout(() => { gw.kill('SIGKILL'); r(); }, 10_000); gw.once('exit', () => { clearTimeout(t); r(); }); });
     }
     rmSync(stateDir, { recursive: true, force: true });
+    rmSync(tools, { recursive: true, force: true });
   };
   return { info, line, stop, stateDir };
 }

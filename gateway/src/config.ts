@@ -39,6 +39,12 @@ export interface GatewayConfig {
   maxExtractBytes: number;
   /** Bytes of staged (not yet transferred) uploads one user may hold in the staging area. */
   maxStagingBytesPerUser: number;
+  /**
+   * Folders put before the standard PATH of every user's commands and jobs, as a site's login
+   * profile puts its own tools (`quota`, `lfs`) there: absolute paths. The test set-up puts stubs
+   * of `quota` and `lfs` here.
+   */
+  userPath: string[];
   /** Users besides root who may update or delete any reservation; others only their own. */
   reservationAdmins: string[];
   /** `upstream`: behave as the upstream servers were observed to (compat.ts); default `none`. */
@@ -92,6 +98,7 @@ export function defaultConfig(now = Math.floor(Date.now() / 1000)): GatewayConfi
     maxExtractBytes: 1073741824,
     maxStagingBytesPerUser: 68719476736,
     reservationAdmins: [],
+    userPath: [],
     accountingLagSeconds: 0,
     compat: 'none',
     appVersion: '2.5.6',
@@ -127,5 +134,8 @@ export function loadConfig(file?: string): GatewayConfig {
   if (!Array.isArray(merged.systems) || merged.systems.length === 0) throw new Error(`${file}: "systems" must be a non-empty array`);
   if (!Array.isArray(merged.clients) || merged.clients.length === 0) throw new Error(`${file}: "clients" must be a non-empty array`);
   for (const s of merged.systems) s.name = s.name.toLowerCase();
+  if (!Array.isArray(merged.userPath) || !merged.userPath.every((d) => typeof d === 'string' && d.startsWith('/') && !/[:\0\n]/.test(d))) {
+    throw new Error(`${file}: "userPath" must be an array of absolute folder paths (no ':')`);
+  }
   return merged;
 }

@@ -86,7 +86,7 @@ export function userEnv(user: UnixUser, extra: Record<string, string> = {}): Rec
     USER: user.name,
     LOGNAME: user.name,
     SHELL: '/bin/bash',
-    PATH: '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin',
+    PATH: [...(user.path ?? []), '/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin'].join(':'),
     LANG: 'C.UTF-8',
   };
   for (const [k, v] of Object.entries(extra)) {

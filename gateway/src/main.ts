@@ -153,6 +153,7 @@ async function main(): Promise<void> {
   const config = loadConfig(args.config);
   mkdirSync(args.stateDir, { recursive: true, mode: 0o700 });
   const users = setupUsers(config.clients, args.stateDir, (m) => console.error(m));
+  for (const u of users.users.values()) u.path = config.userPath;
   const first = users.clients[0];
   const probeUser = first && users.users.get(first.user);
   if (!first || !probeUser) throw new Error('no clients configured');

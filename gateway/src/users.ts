@@ -8,4 +8,6 @@ export interface UnixUser {
   home: string;
   /** Supplementary groups (name and gid), primary group included. */
   groups: { name: string; gid: number }[];
+  /** Folders before the standard PATH in the user's commands and jobs: a site's own tools (config `userPath`). */
+  path?: readonly string[];
 }

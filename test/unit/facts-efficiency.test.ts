@@ -62,8 +62,10 @@ void describe('job efficiency (sacct, one side-car run)', () => {
     const script = answerScript('f7t-facts', ['sacct -P -n'], { output: "/h/a b/.f7t-x/out", error: '/h/a b/.f7t-x/err', scratch: '/h/a b/.f7t-x' });
     assert.match(script, /^#!\/bin\/bash\n#SBATCH --job-name=f7t-facts\n/);
     assert.match(script, /out='\/h\/a b\/\.f7t-x\/out'/);
-    assert.match(script, /trap 'rm -f -- "\$out" "\$err"; exit 143' TERM INT/);
-    assert.match(script, /answer; s=\$\?\nprintf '\\0F7T-END %s\\n' "\$s"\n$/);
+    assert.match(script, /trap 'rm -f -- "\$part" "\$out" "\$err"; exit 143' TERM INT/);
+    assert.match(script, /exec >"\$part" 2>"\$err"/);
+    // The answer appears whole: written beside its file, then moved into place.
+    assert.match(script, /answer; s=\$\?\nprintf '\\0F7T-END %s\\n' "\$s"\nmv -f -- "\$part" "\$out"\n$/);
   });
 });
 

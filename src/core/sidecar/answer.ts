@@ -1,7 +1,9 @@
 /**
  * Side-cars that answer once (not a stream): a script whose tool writes its whole answer, then an
  * end record with the tool's exit status. The script's frame (files, cancel trap, end record) is
- * the same for every such side-car; the tool's lines go in the middle.
+ * the same for every such side-car; the tool's lines go in the middle. The answer is written
+ * beside its file and moved into place whole, so the client's first read that finds it reads all
+ * of it: one request, however slowly the tool writes.
  */
 import type { FirecrestApi } from '../api';
 import { shellQuote } from '../shellQuote';
@@ -31,15 +33,17 @@ export function answerScript(name: string, body: string[], paths: SidecarPaths, 
     '#SBATCH --error=/dev/null',
     `out=${shellQuote(paths.output)}`,
     `err=${shellQuote(paths.error)}`,
-    'trap \'rm -f -- "$out" "$err"; exit 143\' TERM INT',
+    'part="$out.part"',
+    'trap \'rm -f -- "$part" "$out" "$err"; exit 143\' TERM INT',
     'umask 077',
     `mkdir -p -- ${shellQuote(paths.scratch)} 2>/dev/null`,
-    'exec >"$out" 2>"$err" || exit 1',
+    'exec >"$part" 2>"$err" || exit 1',
     'answer() {',
     ...body.map((l) => `  ${l}`),
     '}',
     'answer; s=$?',
     `printf '${END.replace('\0', '\\0')}%s\\n' "$s"`,
+    'mv -f -- "$part" "$out"',
     '',
   ].join('\n');
 }
