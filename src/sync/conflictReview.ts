@@ -1,8 +1,8 @@
 /**
  * Sync's conflict review: each file changed on both sides in a diff editor (the cluster's against
  * the local file), and which side stays, asked beside the diff, never over it: a notification, and
- * Keep Local / Keep the Cluster's in the diff's title bar. Closing the notification stops the
- * review; what was decided stands.
+ * Keep Local / Keep the Cluster's in the diff's title bar. An answered file's diff closes before the
+ * next one opens. Closing the notification stops the review; what was decided stands.
  */
 import * as vscode from 'vscode';
 import { ContextKeys } from '../common/contextKeys';
@@ -41,9 +41,11 @@ export class ConflictReview {
           local_, remote_, later,
         );
         const pick = await Promise.race([fromNotice, fromTitle]);
+        if (!pick) break;
         if (pick === local_) keepLocal.push(c.rel);
         else if (pick === remote_) keepRemote.push(c.rel);
-        else if (!pick) break;
+        // Answered: its diff goes, so the next one is the only one open.
+        await closeDiff(remote, local);
       }
     } finally {
       this.choice = undefined;
@@ -51,4 +53,12 @@ export class ConflictReview {
     }
     return { keepLocal, keepRemote };
   }
+}
+
+/** Closes the review's diff of `remote` against `local` where it is still open and holds no unsaved edit. */
+async function closeDiff(remote: vscode.Uri, local: vscode.Uri): Promise<void> {
+  // An edit not saved yet stays in view (closing would ask to save it).
+  if (vscode.workspace.textDocuments.some((d) => d.isDirty && d.uri.toString() === local.toString())) return;
+  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.original.toString() === remote.toString() && t.input.modified.toString() === local.toString());
+  if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
 }

@@ -37,10 +37,15 @@ describe('Sync conflicts (UI)', () => {
     if (!workspace) return this.skip();
     const client = await testClient('fc-ui-conflict');
     // Named to come first: conflicts are reviewed in path order.
-    const name = `aa-conflict-${Date.now().toString(36)}.txt`;
+    const stamp = Date.now().toString(36);
+    const name = `aa-conflict-${stamp}.txt`;
+    // A second conflict, reviewed next and answered in its notification.
+    const second = `ab-conflict-${stamp}.txt`;
     const local = join(workspace, name);
-    const remote = `${await remoteHome(client, SYSTEM)}/${basename(workspace)}/${name}`;
-    const remoteText = async () => new TextDecoder().decode(await client.downloadSmall(SYSTEM, remote).catch(() => new Uint8Array()));
+    const local2 = join(workspace, second);
+    const remoteDir = `${await remoteHome(client, SYSTEM)}/${basename(workspace)}`;
+    const remote = `${remoteDir}/${name}`;
+    const remoteText = async (path = remote) => new TextDecoder().decode(await client.downloadSmall(SYSTEM, path).catch(() => new Uint8Array()));
     const page = await openWorkbench();
     const sync = async (button: string): Promise<void> => {
       await runCommand(page, 'FirecREST: Sync to Cluster');
@@ -50,11 +55,13 @@ describe('Sync conflicts (UI)', () => {
     };
     try {
       writeFileSync(local, 'base\n');
+      writeFileSync(local2, 'base\n');
       await sync('Sync');
-      await waitUntil('the file on the cluster', async () => (await remoteText()) === 'base\n');
+      await waitUntil('the files on the cluster', async () => (await remoteText()) === 'base\n' && (await remoteText(`${remoteDir}/${second}`)) === 'base\n');
       // Changed on both sides.
-      await client.uploadSmall(SYSTEM, remote.slice(0, remote.lastIndexOf('/')), name, new TextEncoder().encode('the cluster\'s\n'));
+      for (const n of [name, second]) await client.uploadSmall(SYSTEM, remoteDir, n, new TextEncoder().encode('the cluster\'s\n'));
       writeFileSync(local, 'local\n');
+      writeFileSync(local2, 'local\n');
       await sync('Review Conflicts…');
       // Other tests' files in the workspace may be in conflict too: those are left for later.
       const notice = page.locator('.notification-toast').filter({ hasText: `${name} changed on both sides` }).first();
@@ -71,20 +78,25 @@ describe('Sync conflicts (UI)', () => {
       await screenshot(page, 'sync-conflict-review');
       // The diff's title bar answers too.
       await page.locator('.editor-actions .action-label[aria-label^="Keep Local"]').first().click({ timeout: 15_000 });
-      // Other files' conflicts, if any, come next: dismissing their question ends the review, and
-      // the sync runs with the answers given.
-      const otherConflict = page.locator('.tabs-container .tab').filter({ hasText: '(cluster ↔ local)' }).filter({ hasNotText: name });
-      await waitUntil('the local file sent', async () => {
-        if ((await remoteText()) === 'local\n') return true;
-        if (await otherConflict.count()) {
-          await runCommand(page, 'Notifications: Clear All Notifications');
-          await runCommand(page, 'View: Close All Editors');
-        }
+      // Answered: its diff closes, and the next conflict's opens, with its own question.
+      await page.locator('.tabs-container .tab').filter({ hasText: `${name} (cluster ↔ local)` }).first().waitFor({ state: 'detached', timeout: 15_000 });
+      const next = page.locator('.notification-toast').filter({ hasText: `${second} changed on both sides` }).first();
+      await next.waitFor({ timeout: 30_000 });
+      await page.locator('.tabs-container .tab').filter({ hasText: `${second} (cluster ↔ local)` }).first().waitFor({ timeout: 30_000 });
+      await next.locator('.monaco-button').filter({ hasText: "Keep the Cluster's" }).click();
+      // Other files' conflicts, if any (an earlier run's), come after: each is left for later
+      // whenever its question shows, and then the sync runs with the answers given.
+      const otherQuestion = page.locator('.notification-toast').filter({ hasText: 'changed on both sides' }).filter({ hasNotText: name }).filter({ hasNotText: second });
+      await waitUntil('the local file sent and the cluster\'s brought here', async () => {
+        if ((await remoteText()) === 'local\n' && readFileSync(local2, 'utf8') === 'the cluster\'s\n') return true;
+        if (await otherQuestion.count()) await otherQuestion.first().locator('.monaco-button').filter({ hasText: 'Decide Later' }).click({ timeout: 5_000 }).catch(() => undefined);
         return false;
       }, 90_000);
     } finally {
       rmSync(local, { force: true });
+      rmSync(local2, { force: true });
       await client.remove(SYSTEM, remote).catch(() => undefined);
+      await client.remove(SYSTEM, `${remoteDir}/${second}`).catch(() => undefined);
       await client.dispose();
     }
   });
