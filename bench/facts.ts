@@ -3,11 +3,13 @@
  * beyond the wait in the queue, against the target of one job and three requests; and, in the
  * same run, the baseline of doing it by hand through the API (submit, wait for the job, download
  * the answer, remove it). Measured for a plain answer (`date`) and, where the cluster keeps
- * accounting (the gateway on Slurm), the efficiency report. `--json` ends with one JSON line.
+ * accounting (the gateway on Slurm), the efficiency report; the storage figures of every file
+ * system, and the scratch purge preview. `--json` ends with one JSON line.
  * `npm run bench:facts` (the local gateway; FIRECREST_* for a deployment).
  */
 import { createClient, type ClientEvents, type FirecrestClient } from '../src/core/index';
 import { jobEfficiency } from '../src/core/facts/efficiency';
+import { purgePreview, storageUsage } from '../src/core/facts/storage';
 import { sidecarAnswer } from '../src/core/sidecar/answer';
 import type { SidecarStats } from '../src/core/sidecar/sidecar';
 import { target } from '../test/support/target';
@@ -64,6 +66,9 @@ void (async () => {
   } else {
     rows.push(['efficiency report', '-', '-', '-', 'skipped: the built-in scheduler keeps no accounting']);
   }
+  const paths = (await c.systems()).find((s) => s.name === t.system)?.fileSystems.map((f) => f.path) ?? [];
+  await measure(`storage use (${paths.length} file systems)`, async (count) => count((await storageUsage(c, t.system, paths, place)).stats!));
+  await measure('purge preview (home, 30 days)', async (count) => count((await purgePreview(c, t.system, dir, 30, place)).stats!));
   const baseline = await byHand(c, dir);
   rows.push(['baseline: the same by hand (submit, wait, download, remove)', '1', String(baseline), '-', '-']);
   figures['baseline requests by hand'] = { value: baseline, unit: 'requests' };

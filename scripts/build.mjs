@@ -39,6 +39,8 @@ const LAZY = {
   'src/core/sync/index.ts': 'sync',
   // The agent tools for VS Code's language models: first used by a tool call.
   'src/agents/lmTools.ts': 'agents',
+  // Storage figures and the scratch purge preview (their scripts and parsers): first used when asked for.
+  'src/core/facts/storage.ts': 'storage',
 };
 /** Module or package -> bundle, for what several bundles import. */
 const SHARED = {

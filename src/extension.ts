@@ -36,6 +36,7 @@ import { registerSbatch } from './sbatch/register';
 import { registerSearch } from './search/register';
 import { registerSync } from './sync/register';
 import { registerAgents } from './agents/register';
+import { registerStorage, StorageFacts } from './storage/register';
 import { registerAccounting } from './webviews/accounting/register';
 import { registerTransfers } from './webviews/transfers/register';
 import { messageOf } from './core/errors';
@@ -68,7 +69,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   const testSeam = new TestSeam();
   const services: ExtensionServices = { context, log, connections, dependencies: new JobDependencies(), followUps: new JobFollowUps(), submitter: new JobSubmitter(), walkthrough, testSeam };
   // Features: each registers itself with the shared services, one line each.
-  const systemsView = new SystemsView(services);
+  const storage = new StorageFacts(services);
+  const systemsView = new SystemsView(services, storage);
   const jobsView = new JobsView(services);
   context.subscriptions.push(systemsView, jobsView, registerSystemsCommands(services, systemsView), registerJobCommands(services, jobsView));
   context.subscriptions.push(registerV1Commands(services, systemsView, jobsView));
@@ -86,6 +88,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   context.subscriptions.push(registerSearch(services, remoteFiles.provider.onDidChangeFile));
   context.subscriptions.push(registerSync(services));
   context.subscriptions.push(registerAgents(services));
+  context.subscriptions.push(registerStorage(services, storage));
   // Last: every feature has handed in what tests may look at.
   context.subscriptions.push(testSeam.register(context.extensionMode));
 

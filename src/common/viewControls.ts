@@ -3,6 +3,7 @@
  * the commands (src/commands) call them; src/extension.ts hands one to the other.
  */
 import type * as vscode from 'vscode';
+import type { StorageReport } from '../core/facts/storage';
 import type { JobRef } from './jobRef';
 
 export interface JobsFilter {
@@ -42,4 +43,21 @@ export interface SystemsViewControl {
   retry(node: unknown): void;
   /** Test hook: the tree as plain data, expanding every node. */
   snapshot(): Promise<unknown>;
+}
+
+/** What the storage feature knows of one system. */
+export interface StorageState {
+  report?: StorageReport;
+  /** When the report was made (ms). */
+  at?: number;
+  running: boolean;
+  error?: unknown;
+  /** File systems the system marks as scratch (the purge preview is offered there). */
+  scratch: ReadonlySet<string>;
+}
+
+/** The storage feature, as the Systems view reads it. */
+export interface StorageSource {
+  state(profile: string, system: string): StorageState | undefined;
+  readonly onDidChange: vscode.Event<void>;
 }

@@ -1,9 +1,8 @@
 /** Search on Cluster's settings, where a search runs, and how its counts read. */
 import * as vscode from 'vscode';
 import type { Partition } from '../core/model';
+import { sidecarPartition } from '../core/sidecar/sidecar';
 
-/** Names that mark a partition for data movement; such a partition runs searches by default. */
-const DATA_PARTITION = /^(xfer|transfer|datamover|data-?mover|dm|io)$/i;
 
 export interface SearchSettings {
   partition: string;
@@ -28,8 +27,7 @@ export function searchSettings(): SearchSettings {
 
 /** The partition a search runs in: the setting, else one named for data movement, else the scheduler's default. */
 export function searchPartition(setting: string, partitions: Partition[]): string | undefined {
-  if (setting) return setting;
-  return partitions.find((p) => DATA_PARTITION.test(p.name))?.name;
+  return sidecarPartition(setting, partitions);
 }
 
 /** "just now", "5 min ago", "3 h ago", "2 days ago". */

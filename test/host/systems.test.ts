@@ -53,7 +53,7 @@ describe('Systems view', function () {
     const sys = await waitFor('the system node', () => systemNode(t.system));
     assert.match(sys.description ?? '', /^(ok|degraded|down|unknown)$/);
     assert.ok(sys.icon, 'a health icon');
-    assert.deepEqual(sys.children?.map((c) => c.label), ['Partitions', 'Nodes', 'Reservations', 'Filesystems', 'User info']);
+    assert.deepEqual(sys.children?.map((c) => c.label), ['Partitions', 'Nodes', 'Reservations', 'Filesystems', 'Storage', 'User info']);
     const parts = child(sys, 'Partitions')?.children ?? [];
     const names = parts.map((p) => p.label);
     if (t.gateway) for (const p of ['debug', 'long', 'xfer']) assert.ok(names.includes(p), `partition ${p} in ${names.join(',')}`);

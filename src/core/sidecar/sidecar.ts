@@ -24,6 +24,15 @@ export function sidecarScratch(home: string): string {
   return `${home.replace(/\/+$/, '')}/.firecrest-vscode/search`;
 }
 
+/** Names that mark a partition for data movement: side-cars run there by default. */
+const DATA_PARTITION = /^(xfer|transfer|datamover|data-?mover|dm|io)$/i;
+
+/** The partition a side-car runs in: the user's setting, else one named for data movement, else the scheduler's default (undefined). */
+export function sidecarPartition(setting: string, partitions: readonly { name: string }[]): string | undefined {
+  if (setting) return setting;
+  return partitions.find((p) => DATA_PARTITION.test(p.name))?.name;
+}
+
 /** Poll cadence while nothing arrives: the first wait, growing by half, up to the last (ms). */
 export const SIDECAR_POLL = { firstMs: 250, maxMs: 2000, growth: 1.5 } as const;
 /** Bytes of the error file read at most. */

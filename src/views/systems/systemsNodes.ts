@@ -4,9 +4,10 @@ import { MaintenanceError, UnauthorizedError } from '../../core/errors';
 import type { ComputeNode, FileSystemInfo, Partition, Reservation, System } from '../../core/model';
 import { cannotReach, clockTime, isUnreachable, siteOfError } from '../../common/reachability';
 import { loadTooltip, type PartitionLoad } from './partitionLoad';
+import { storageItem, type StorageNode } from './storageNodes';
 import { healthIcon, healthTooltip, isMaintenanceSoon, nodeDescription, partitionDescription, reservationDescription, reservationTooltip, transferLine } from './systemsFormat';
 
-export type Category = 'partitions' | 'nodes' | 'reservations' | 'filesystems' | 'userinfo';
+export type Category = 'partitions' | 'nodes' | 'reservations' | 'filesystems' | 'storage' | 'userinfo';
 
 export type SystemsNode =
   | { kind: 'connection'; profile: string; signedIn: boolean }
@@ -14,20 +15,22 @@ export type SystemsNode =
   | { kind: 'system'; profile: string; system: System; unreachable?: boolean }
   /** The server does not answer (since `since`): one row for the connection, with Retry. */
   | { kind: 'unreachable'; profile: string; site: string; since?: number }
-  | { kind: 'category'; profile: string; system: System; category: Category; manage?: boolean }
+  | { kind: 'category'; profile: string; system: System; category: Category; manage?: boolean; description?: string }
   | { kind: 'partition'; profile: string; system: string; partition: Partition; load?: PartitionLoad }
   | { kind: 'nodeState'; profile: string; system: string; state: string; nodes: ComputeNode[] }
   | { kind: 'computeNode'; profile: string; system: string; node: ComputeNode }
   | { kind: 'reservation'; profile: string; system: string; reservation: Reservation; manage?: boolean }
   | { kind: 'filesystem'; profile: string; system: string; fs: FileSystemInfo }
   | { kind: 'info'; id: string; label: string; description?: string; icon: string }
-  | { kind: 'error'; id: string; profile: string; system?: string; what: string; error: unknown };
+  | { kind: 'error'; id: string; profile: string; system?: string; what: string; error: unknown }
+  | StorageNode;
 
 const CATEGORY: Record<Category, { label: () => string; icon: string }> = {
   partitions: { label: () => vscode.l10n.t('Partitions'), icon: 'layers' },
   nodes: { label: () => vscode.l10n.t('Nodes'), icon: 'server' },
   reservations: { label: () => vscode.l10n.t('Reservations'), icon: 'calendar' },
   filesystems: { label: () => vscode.l10n.t('Filesystems'), icon: 'folder-library' },
+  storage: { label: () => vscode.l10n.t('Storage'), icon: 'database' },
   userinfo: { label: () => vscode.l10n.t('User info'), icon: 'account' },
 };
 
@@ -51,6 +54,7 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
     case 'category':
       item = new vscode.TreeItem(CATEGORY[n.category].label(), Collapsed);
       item.iconPath = icon(CATEGORY[n.category].icon);
+      item.description = n.description;
       // `manage;`: the connection can create, update and delete reservations (API v1).
       item.contextValue = `;category;${n.category};${n.manage ? 'manage;' : ''}`;
       item.id = `k/${n.profile}/${n.system.name}/${n.category}`;
@@ -109,6 +113,9 @@ export function toTreeItem(n: SystemsNode): vscode.TreeItem {
       return item;
     case 'error':
       return errorItem(n);
+    case 'storageAsk':
+    case 'storage':
+      return storageItem(n);
   }
 }
 

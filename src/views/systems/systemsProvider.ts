@@ -8,6 +8,8 @@ import type { SystemsModel } from './systemsModel';
 import { emptyLoad, partitionLoads } from './partitionLoad';
 import { isUnreachable, siteOf } from '../../common/reachability';
 import { CATEGORIES, toTreeItem, type SystemsNode } from './systemsNodes';
+import { storageAge, storageRows } from './storageNodes';
+import type { StorageSource } from '../../common/viewControls';
 
 /** More nodes than this are grouped by state. */
 const GROUP_NODES_ABOVE = 20;
@@ -17,8 +19,10 @@ export class SystemsProvider implements vscode.TreeDataProvider<SystemsNode>, vs
   readonly onDidChangeTreeData = this._onDidChangeTreeData.event;
   private readonly sub: vscode.Disposable;
 
-  constructor(private readonly model: SystemsModel) {
-    this.sub = model.onDidChange(() => this._onDidChangeTreeData.fire(undefined));
+  constructor(private readonly model: SystemsModel, private readonly storage?: StorageSource) {
+    const subs = [model.onDidChange(() => this._onDidChangeTreeData.fire(undefined))];
+    if (storage) subs.push(storage.onDidChange(() => this._onDidChangeTreeData.fire(undefined)));
+    this.sub = vscode.Disposable.from(...subs);
   }
 
   getTreeItem(n: SystemsNode): vscode.TreeItem {
@@ -36,7 +40,8 @@ export class SystemsProvider implements vscode.TreeDataProvider<SystemsNode>, vs
         return this.systemNodes(n.profile);
       case 'system': {
         const manage = await this.canManageReservations(n.profile);
-        return CATEGORIES.map((category) => ({ kind: 'category', profile: n.profile, system: n.system, category, manage: category === 'reservations' && manage }));
+        const age = storageAge(this.storage?.state(n.profile, n.system.name));
+        return CATEGORIES.filter((c) => c !== 'storage' || this.storage).map((category) => ({ kind: 'category', profile: n.profile, system: n.system, category, manage: category === 'reservations' && manage, ...(category === 'storage' && age ? { description: age } : {}) }));
       }
       case 'category':
         return this.categoryChildren(n.profile, n.system, n.category, n.manage);
@@ -113,6 +118,15 @@ export class SystemsProvider implements vscode.TreeDataProvider<SystemsNode>, vs
         } catch (e) {
           return fail('nodes', e);
         }
+      case 'storage': {
+        // Asked for only on request (a job on the cluster): see storageNodes.ts.
+        const rows = storageRows(profile, name, this.storage?.state(profile, name));
+        return [
+          ...(rows.error !== undefined ? fail('storage figures', rows.error) : []),
+          ...rows.nodes,
+          ...rows.info.map((i): SystemsNode => ({ kind: 'info', ...i })),
+        ];
+      }
       case 'userinfo':
         try {
           return userInfoNodes(profile, name, await this.model.fetch(profile, name, 'userinfo', (c) => c.userInfo(name)));

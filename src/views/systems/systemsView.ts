@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { ExtensionServices } from '../../common/services';
-import type { SystemsViewControl } from '../../common/viewControls';
+import type { StorageSource, SystemsViewControl } from '../../common/viewControls';
 import { onConnectionsChanged, onReachabilityChanged } from '../connectionSignature';
 import { snapshotTree } from '../treeSnapshot';
 import { SystemsModel } from './systemsModel';
@@ -18,9 +18,9 @@ export class SystemsView implements SystemsViewControl, vscode.Disposable {
   private readonly view: vscode.TreeView<SystemsNode>;
   private readonly disposables: vscode.Disposable[];
 
-  constructor(services: ExtensionServices) {
+  constructor(services: ExtensionServices, storage?: StorageSource) {
     this.model = new SystemsModel(services.connections);
-    this.provider = new SystemsProvider(this.model);
+    this.provider = new SystemsProvider(this.model, storage);
     this.view = vscode.window.createTreeView('firecrest.systems', { treeDataProvider: this.provider, showCollapseAll: true });
     this.disposables = [
       this.model, this.provider, this.view,
