@@ -41,6 +41,8 @@ const LAZY = {
   'src/agents/lmTools.ts': 'agents',
   // Storage figures and the scratch purge preview (their scripts and parsers): first used when asked for.
   'src/core/facts/storage.ts': 'storage',
+  // Start estimates per partition (sbatch --test-only through a side-car): first used when asked for.
+  'src/core/facts/startEstimate.ts': 'estimate',
 };
 /** Module or package -> bundle, for what several bundles import. */
 const SHARED = {

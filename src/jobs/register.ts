@@ -22,6 +22,7 @@ import { compareScriptWithCurrent, JobScriptProvider, openWorkingDirectory, SCRI
 import { resubmitJob } from './resubmitJob';
 import { JobEfficiencies } from './jobEfficiency';
 import { submitJob } from './submitJob';
+import { whereWouldItStart } from './startEstimates';
 import { registerJobsViewCommands } from './viewCommands';
 
 export function registerJobCommands(services: ExtensionServices, jobs: JobsViewControl): vscode.Disposable {
@@ -45,6 +46,7 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
     services.submitter.provide((request) => submitJob(services, jobs, provenance, request)),
     registerCommand('firecrest.openExampleScript', log, (arg?: unknown) => openExampleScript(services, arg)),
     // Asks again for everything the script leaves open (pre-filled with the last answers).
+    registerCommand('firecrest.whereWouldItStart', log, (arg?: unknown) => whereWouldItStart(services, arg, (uri, profile, system, partition) => submitJob(services, jobs, provenance, { uri, profile, system, partition, remember: true }))),
     registerCommand('firecrest.submitJobWithOptions', log, (arg?: unknown) => submitJob(services, jobs, provenance, { uri: arg instanceof vscode.Uri ? arg : undefined, ask: 'all' })),
     registerCommand('firecrest.followJobOutput', log, (arg?: unknown) => followJobOutput(services, followers, arg)),
     registerCommand('firecrest.openJobOutput', log, (arg?: unknown) => openJobOutput(services, outputs, 'stdout', arg)),

@@ -23,6 +23,7 @@ import { SubmitMemory, type SubmitAnswers } from './submitMemory';
 import { homeDirectory } from '../common/homeDirectory';
 import { askAccount, askDependency, askPartition, askReservation, askWorkingDirectory } from './submitPrompts';
 import { explainSbatchRefusal } from '../common/sbatchRefusals';
+import { estimateStarts } from './startEstimates';
 import { gitFacts, type ProvenanceStore } from './provenance';
 import { messageOf } from '../core/errors';
 
@@ -96,7 +97,7 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
   const account = args?.account !== undefined ? args.account || undefined : directives.account ? undefined : reuse ? reuse.account
     : everything ? await askAccount(client, system, last?.account ?? profileInfo?.defaultAccount) : profileInfo?.defaultAccount;
   if (account === null) return undefined;
-  const partition = args?.partition !== undefined ? args.partition || undefined : directives.partition ? undefined : reuse ? reuse.partition : asking ? await askPartition(client, system, everything) : undefined;
+  const partition = args?.partition !== undefined ? args.partition || undefined : directives.partition ? undefined : reuse ? reuse.partition : asking ? await askPartition(client, system, everything, async (names) => (await estimateStarts(services, client, profile, system, text, names)).estimates) : undefined;
   if (partition === null) return undefined;
   const reservation = args?.reservation !== undefined ? args.reservation || undefined : directives.reservation ? undefined : reuse ? reuse.reservation : everything ? await askReservation(client, system) : undefined;
   if (reservation === null) return undefined;

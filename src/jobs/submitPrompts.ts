@@ -7,6 +7,8 @@ import type { FirecrestApi } from '../core/api';
 import { arrayCounts, describeCounts, groupArrays } from '../core/jobArrays';
 import type { Reservation } from '../core/model';
 import { stateInWords } from '../common/jobFormat';
+import type { StartEstimate } from '../core/facts/startEstimate';
+import { estimateWords, openPartitions } from './startEstimates';
 
 /**
  * Whether `me` may run in `r`: `allowed` or `denied` where the server lists who it is for,
@@ -47,20 +49,63 @@ export async function askAccount(client: FirecrestApi, system: string, preferred
   return pick ? pick.label : null;
 }
 
-/** The partition. `always` false: asked only when the server says no partition is the default. */
-export async function askPartition(client: FirecrestApi, system: string, always = true): Promise<string | undefined | null> {
+/**
+ * The partition. `always` false: asked only when the server says no partition is the default.
+ * `estimate`: the title bar's *Estimate Start* fills Slurm's start estimate in beside each
+ * partition (a short job), soonest first.
+ */
+export async function askPartition(client: FirecrestApi, system: string, always = true, estimate?: (partitions: string[]) => Promise<StartEstimate[]>): Promise<string | undefined | null> {
   const partitions = await client.partitions(system);
   if (partitions.length === 0) return undefined;
   // Asked only when the server says no partition is the default (upstream v2 does not say: the
   // scheduler's default then applies, and a refusal says so in words).
   if (!always && !partitions.every((p) => p.isDefault === false)) return undefined;
-  const items = [
+  type Item = vscode.QuickPickItem & { partition: string | undefined };
+  const items: Item[] = [
     { label: vscode.l10n.t('(scheduler default)'), description: partitions.find((p) => p.isDefault)?.name ?? '', partition: undefined },
     ...partitions.map((p) => ({ label: p.name, description: [p.state, p.isDefault ? vscode.l10n.t('default') : ''].filter(Boolean).join(' · '), partition: p.name })),
   ];
-  const pick = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Submit Job: partition'), placeHolder: vscode.l10n.t('Which partition?'), ignoreFocusOut: true });
-  if (!pick) return null;
-  return pick.partition;
+  const qp = vscode.window.createQuickPick<Item>();
+  qp.title = vscode.l10n.t('Submit Job: partition');
+  qp.placeholder = vscode.l10n.t('Which partition?');
+  qp.ignoreFocusOut = true;
+  qp.matchOnDescription = true;
+  qp.items = items;
+  const estimateButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('watch'), tooltip: vscode.l10n.t('Estimate when it would start in each partition (a short job)') };
+  if (estimate) qp.buttons = [estimateButton];
+  return new Promise<string | undefined | null>((resolve) => {
+    const subs = [
+      qp.onDidTriggerButton(async (b) => {
+        if (b !== estimateButton || !estimate) return;
+        qp.busy = true;
+        qp.buttons = [];
+        try {
+          const found = await estimate(openPartitions(partitions));
+          const by = new Map(found.map((e, i) => [e.partition, { e, i }]));
+          qp.items = [items[0], ...items.slice(1).map((it) => {
+            const e = by.get(it.partition!)?.e;
+            return e ? { ...it, ...estimateWords(e) } : it;
+          }).sort((a, b) => (by.get(a.partition!)?.i ?? Infinity) - (by.get(b.partition!)?.i ?? Infinity))];
+        } catch (e) {
+          qp.title = vscode.l10n.t('Submit Job: partition (no estimates: {0})', e instanceof Error ? e.message : String(e));
+        } finally {
+          qp.busy = false;
+        }
+      }),
+      qp.onDidAccept(() => {
+        const pick = qp.selectedItems[0];
+        if (!pick) return;
+        resolve(pick.partition);
+        qp.hide();
+      }),
+      qp.onDidHide(() => {
+        resolve(null);
+        for (const d of subs) d.dispose();
+        qp.dispose();
+      }),
+    ];
+    qp.show();
+  });
 }
 
 export async function askReservation(client: FirecrestApi, system: string): Promise<string | undefined | null> {

@@ -4,9 +4,10 @@
  * and the quick fix menu with one entry per partition; choosing the first fixes the line.
  */
 import * as assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openWorkbench, screenshot } from './support/workbench';
+import { target } from '../support/target';
+import { openWorkbench, runCommand, screenshot } from './support/workbench';
 
 describe('batch script checks', () => {
   it('shows an unknown partition with its quick fixes, and the fix corrects the script', async function () {
@@ -49,5 +50,48 @@ describe('batch script checks', () => {
     await editor.locator('.squiggly-error').waitFor({ state: 'detached', timeout: 15_000 });
     await screenshot(page, 'sbatch-fixed');
     await page.keyboard.press('Control+S');
+  });
+});
+
+describe('Where would it start (UI)', () => {
+  it('lists Slurm\'s start estimate beside each partition, soonest first, in its own command and in Submit Job\'s partition question', async function () {
+    const workspace = process.env.FIRECREST_UI_WORKSPACE;
+    if (!workspace || target().gateway?.scheduler === 'local') return this.skip(); // needs Slurm's sbatch --test-only (the built-in scheduler has none)
+    this.timeout(180_000);
+    const file = join(workspace, 'where.sbatch');
+    writeFileSync(file, '#!/bin/bash\n#SBATCH --job-name=where\n#SBATCH --time=00:10:00\n\nsrun hostname\n');
+    try {
+      const page = await openWorkbench();
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+P');
+      const input = page.locator('.quick-input-widget input');
+      await input.fill('where.sbatch');
+      await page.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'where.sbatch' }).first().waitFor({ timeout: 15_000 });
+      await page.keyboard.press('Enter');
+      await page.locator('.editor-instance .view-lines').filter({ hasText: '--job-name=where' }).first().waitFor({ timeout: 15_000 });
+      await runCommand(page, 'FirecREST: Where Would This Script Start Soonest?');
+      const rows = page.locator('.quick-input-list .monaco-list-row');
+      await rows.filter({ hasText: 'expected to start' }).first().waitFor({ timeout: 90_000 });
+      await screenshot(page, 'where-would-it-start');
+      assert.match(await rows.first().innerText(), /expected to start now/);
+      await page.keyboard.press('Escape');
+
+      // Submit Job with Options…: the partition question's title button fills the estimates in.
+      await runCommand(page, 'FirecREST: Submit Job with Options…');
+      const widget = page.locator('.quick-input-widget');
+      for (let step = 0; step < 4; step++) {
+        const title = await widget.locator('.quick-input-title').innerText({ timeout: 30_000 });
+        if (/partition/.test(title)) break;
+        await page.keyboard.press('Enter'); // the working directory and account as proposed
+        await page.waitForFunction((t) => document.querySelector('.quick-input-widget .quick-input-title')?.textContent !== t, title, { timeout: 30_000 });
+      }
+      await widget.locator('.quick-input-title').filter({ hasText: 'partition' }).waitFor({ timeout: 30_000 });
+      await widget.locator('.quick-input-titlebar .action-label.codicon-watch').first().click({ timeout: 15_000 });
+      await rows.filter({ hasText: 'expected to start' }).first().waitFor({ timeout: 90_000 });
+      await screenshot(page, 'submit-partition-estimates');
+      await page.keyboard.press('Escape');
+    } finally {
+      rmSync(file, { force: true });
+    }
   });
 });

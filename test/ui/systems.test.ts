@@ -32,3 +32,25 @@ describe('Systems view (UI)', () => {
     await screenshot(page, 'systems-tree-expanded', page.locator('.part.sidebar'));
   });
 });
+
+describe('Storage (UI)', () => {
+  it('asks nothing until clicked, then shows each file system\'s use against its limits', async () => {
+    const system = process.env.FIRECREST_SYSTEM ?? 'cluster';
+    const page = await openWorkbench();
+    await openViewContainer(page, 'FirecREST');
+    const body = view(page, 'Systems').body;
+    await expand(page, 'Systems', system);
+    await expand(page, 'Systems', 'Storage');
+    const ask = body.locator('.monaco-list-row', { hasText: 'Ask the cluster for usage and limits' }).first();
+    await ask.waitFor({ timeout: 30_000 });
+    await ask.click();
+    // The test set-up's quota stub: the home has 10 GiB.
+    const home = body.locator('.monaco-list-row', { hasText: '/home' }).filter({ hasText: 'of 10.0 GiB' }).first();
+    await home.waitFor({ timeout: 90_000 });
+    assert.match(await body.locator('.monaco-list-row', { hasText: 'Storage' }).first().innerText(), /as of/);
+    await screenshot(page, 'systems-storage', page.locator('.part.sidebar'));
+    // The tooltip says where the figures come from.
+    await home.hover();
+    await page.locator('.monaco-hover').filter({ hasText: '/home, from quota' }).first().waitFor({ timeout: 15_000 });
+  });
+});
