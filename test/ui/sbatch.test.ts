@@ -83,7 +83,7 @@ describe('Where would it start (UI)', () => {
         const title = await widget.locator('.quick-input-title').innerText({ timeout: 30_000 });
         if (/partition/.test(title)) break;
         await page.keyboard.press('Enter'); // the working directory and account as proposed
-        await page.waitForFunction((t) => document.querySelector('.quick-input-widget .quick-input-title')?.textContent !== t, title, { timeout: 30_000 });
+        await widget.locator('.quick-input-title').filter({ hasNotText: title }).waitFor({ timeout: 30_000 });
       }
       await widget.locator('.quick-input-title').filter({ hasText: 'partition' }).waitFor({ timeout: 30_000 });
       await widget.locator('.quick-input-titlebar .action-label.codicon-watch').first().click({ timeout: 15_000 });
