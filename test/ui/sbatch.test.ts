@@ -79,8 +79,10 @@ describe('Where would it start (UI)', () => {
       // Submit Job with Options…: the partition question's title button fills the estimates in.
       await runCommand(page, 'FirecREST: Submit Job with Options…');
       const widget = page.locator('.quick-input-widget');
+      const prompt = widget.locator('.quick-input-title').filter({ hasText: /Submit Job: (working directory|account|partition)/ });
       for (let step = 0; step < 4; step++) {
-        const title = await widget.locator('.quick-input-title').innerText({ timeout: 30_000 });
+        await prompt.waitFor({ timeout: 30_000 });
+        const title = await prompt.innerText();
         if (/partition/.test(title)) break;
         await page.keyboard.press('Enter'); // the working directory and account as proposed
         await widget.locator('.quick-input-title').filter({ hasNotText: title }).waitFor({ timeout: 30_000 });
