@@ -9,6 +9,8 @@ import { parseSbatchScript } from '../core/sbatch/index';
 import type { FirecrestApi } from '../core/api';
 import { dependencyTargets } from '../core/jobScript';
 import type { ExtensionServices } from '../common/services';
+import type { JobRef } from '../common/jobRef';
+import type { KnownEfficiency } from './jobEfficiency';
 import type { JobDetailsPanels } from './jobDetailsPanel';
 import { resolveJob } from './pickers';
 import type { ProvenanceRecord, ProvenanceStore } from './provenance';
@@ -35,9 +37,11 @@ export class JobDetailsProvider implements vscode.TextDocumentContentProvider {
     }
   }
 
+  /** `efficiency(ref)`: what this window has read of a finished job's use (Show Job Efficiency). */
   constructor(
     private readonly services: ExtensionServices,
     private readonly provenance?: ProvenanceStore,
+    private readonly efficiency?: (ref: JobRef) => KnownEfficiency | undefined,
   ) {}
 
   /** `firecrest-job://<profile>/<system>/<jobId>.md` */
@@ -55,6 +59,7 @@ export class JobDetailsProvider implements vscode.TextDocumentContentProvider {
       const client = await this.services.connections.client(profile);
       const job = await client.job(system, jobId, { signal: ctl.signal });
       const out = [`# Job ${job.id}: ${job.name.replace(/</g, '&lt;')}`, '', jobMarkdownTable(job, system), ''];
+      if (job.isFinal && this.efficiency) out.push(...efficiencySection(this.efficiency({ profile, system, jobId: job.id }), { profile, system, jobId: job.id }));
       const record = await this.provenance?.get(profile, system, jobId);
       if (record) out.push(...provenanceSection(record));
       let script: string | undefined;
@@ -124,4 +129,13 @@ async function dependencySection(client: Pick<FirecrestApi, 'job'>, system: stri
 function scriptLine(source: vscode.Uri, scriptPath: string | undefined): string {
   const where = source.scheme === 'file' ? source.fsPath : source.toString();
   return scriptPath ? vscode.l10n.t('- script: {0} (run by its path {1})', where, scriptPath) : vscode.l10n.t('- script: {0}', where);
+}
+
+/** `## Efficiency`: what the job used against what it asked for, once read; else the link that reads it. */
+function efficiencySection(known: KnownEfficiency | undefined, ref: JobRef): string[] {
+  if (known) {
+    return [vscode.l10n.t('## Efficiency'), '', known.sentence, '', ...(known.request ? [vscode.l10n.t('Next run: `{0}` (Apply to Script is in the Show Job Efficiency notification and the script\'s quick fixes).', known.request), ''] : [])];
+  }
+  const args = encodeURIComponent(JSON.stringify([ref]));
+  return [vscode.l10n.t('## Efficiency'), '', vscode.l10n.t('_[Show Job Efficiency]({0}) reads what it used against what it asked for (one short job on the cluster)._', `command:firecrest.showJobEfficiency?${args}`), ''];
 }

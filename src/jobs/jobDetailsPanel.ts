@@ -4,7 +4,8 @@
  * `firecrest-job:` Markdown: metadata, script, dependency, provenance), and follows the
  * job while it is open: its state is looked at every few seconds (less often as time passes, not
  * while the view is hidden) until the job has ended. One view per job; opening it again reveals it.
- * The Markdown is rendered by VS Code's own Markdown engine; the view runs no script.
+ * The Markdown is rendered by VS Code's own Markdown engine; the view runs no script (its one
+ * command link is Show Job Efficiency).
  */
 import * as vscode from 'vscode';
 import { jobMarkdownTable } from '../common/jobFormat';
@@ -42,7 +43,7 @@ export class JobDetailsPanels implements vscode.Disposable {
       open.panel.reveal(undefined, false);
       return this.fill(ref, open);
     }
-    const panel = vscode.window.createWebviewPanel('firecrest.jobDetails', title(ref, known), { viewColumn: vscode.ViewColumn.Active }, { enableScripts: false, enableFindWidget: true, localResourceRoots: [] });
+    const panel = vscode.window.createWebviewPanel('firecrest.jobDetails', title(ref, known), { viewColumn: vscode.ViewColumn.Active }, { enableScripts: false, enableFindWidget: true, localResourceRoots: [], enableCommandUris: ['firecrest.showJobEfficiency'] });
     const s: Shown = { panel, lookMs: FIRST_LOOK_MS, ended: known?.isFinal ?? false, lastState: known?.state };
     this.shown.set(key, s);
     panel.onDidDispose(() => {
@@ -56,6 +57,12 @@ export class JobDetailsPanels implements vscode.Disposable {
     const first = known ? vscode.l10n.t('# Job {0}: {1}\n\n{2}\n\n_Reading the script and the files…_\n', known.id, known.name, jobMarkdownTable(known, ref.system)) : vscode.l10n.t('# Job {0}\n\n_Reading job {1} on {2}…_\n', ref.jobId, ref.jobId, ref.system);
     await this.render(s, first);
     return this.fill(ref, s);
+  }
+
+  /** Shows the job's record again where its view is open (what is known of it changed). */
+  refill(ref: JobRef): void {
+    const s = this.shown.get(jobKey(ref));
+    if (s) void this.fill(ref, s).catch(() => undefined);
   }
 
   private async fill(ref: JobRef, s: Shown): Promise<void> {

@@ -13,7 +13,7 @@ import { jobEfficiency, rightSize, withRequest, type EfficiencyReport, type JobE
 import { fields, flag } from '../common/commandArgs';
 import { homeDirectory } from '../common/homeDirectory';
 import { formatDuration } from '../common/jobFormat';
-import { jobKey } from '../common/jobRef';
+import { jobKey, type JobRef } from '../common/jobRef';
 import type { ExtensionServices } from '../common/services';
 import { resolveJob } from './pickers';
 import type { ProvenanceStore } from './provenance';
@@ -31,8 +31,23 @@ export function efficiencySentence(e: JobEfficiency, usageRecorded: boolean | un
   return vscode.l10n.t('Job {0} used {1}.', e.jobId, parts.join(', ')) + unrecorded;
 }
 
-export class JobEfficiencies {
+/** What is known of a finished job's use: the sentence and the request its next run needs. */
+export interface KnownEfficiency {
+  efficiency: JobEfficiency;
+  /** "Job 812 used 2.1 GiB of 32 GiB memory, …". */
+  used: string;
+  /** `used` and the next run's request. */
+  sentence: string;
+  next: { mem?: string; time?: string };
+  /** `--mem=3G --time=00:15:00`, or '' when there is nothing to suggest. */
+  request: string;
+}
+
+export class JobEfficiencies implements vscode.Disposable {
   private readonly known = new Map<string, { report: EfficiencyReport; at: number }>();
+  private readonly learned = new vscode.EventEmitter<JobRef>();
+  /** A job's efficiency was read (the details view and the script's quick fix show it). */
+  readonly onDidLearn = this.learned.event;
 
   constructor(
     private readonly services: ExtensionServices,
@@ -57,8 +72,18 @@ export class JobEfficiencies {
       },
     );
     // A record slurmdbd has not completed yet is not kept: the next ask reads it again.
-    if (report.jobs.get(jobId)?.complete) this.known.set(key, { report, at: Date.now() });
+    if (report.jobs.get(jobId)?.complete) {
+      this.known.set(key, { report, at: Date.now() });
+      this.learned.fire({ profile, system, jobId });
+    }
     return report;
+  }
+
+  /** What this window has read of the job's use (nothing is asked for here). */
+  of(ref: JobRef): KnownEfficiency | undefined {
+    const kept = this.known.get(jobKey(ref));
+    const e = kept?.report.jobs.get(ref.jobId);
+    return e && kept ? describe(e, kept.report.usageRecorded) : undefined;
   }
 
   /** Shows the job's efficiency; resolves with the sentence and the suggested request (tests). */
@@ -70,10 +95,7 @@ export class JobEfficiencies {
     const e = report.jobs.get(ref.jobId);
     if (!e) throw new Error(vscode.l10n.t('Slurm has no accounting record of job {0} on {1} (not finished, or too old).', ref.jobId, ref.system));
     if (!e.complete) throw new Error(vscode.l10n.t('Slurm is still completing the accounting record of job {0} on {1}: ask again in a minute.', ref.jobId, ref.system));
-    const margin = vscode.workspace.getConfiguration('firecrest.jobs').get<number>('efficiencyMargin', 0.25);
-    const next = rightSize(e, margin);
-    const request = [next.mem && `--mem=${next.mem}`, next.time && `--time=${next.time}`].filter(Boolean).join(' ');
-    const sentence = efficiencySentence(e, report.usageRecorded) + (request ? ` ${vscode.l10n.t('Its next run needs about {0}.', request)}` : '');
+    const { next, request, sentence } = describe(e, report.usageRecorded);
     const record = await this.provenance.get(ref.profile, ref.system, ref.jobId);
     const apply = vscode.l10n.t('Apply to Script');
     const o = fields(arg, { quiet: flag, apply: flag });
@@ -95,4 +117,18 @@ export class JobEfficiencies {
     await vscode.workspace.applyEdit(edit);
     await vscode.window.showTextDocument(doc);
   }
+
+  dispose(): void {
+    this.learned.dispose();
+  }
+}
+
+/** The job's use in words and the next run's request, with the user's margin. */
+function describe(e: JobEfficiency, usageRecorded: boolean | undefined): KnownEfficiency {
+  const margin = vscode.workspace.getConfiguration('firecrest.jobs').get<number>('efficiencyMargin', 0.25);
+  const next = rightSize(e, margin);
+  const request = [next.mem && `--mem=${next.mem}`, next.time && `--time=${next.time}`].filter(Boolean).join(' ');
+  const used = efficiencySentence(e, usageRecorded);
+  const sentence = used + (request ? ` ${vscode.l10n.t('Its next run needs about {0}.', request)}` : '');
+  return { efficiency: e, used, sentence, next, request };
 }

@@ -36,15 +36,26 @@ export interface ProvenanceRecord {
 }
 
 const MAX_RECORDS = 500;
+/** The index of each script's last submission (not a record: eviction leaves it). */
+const LAST_INDEX = 'last-by-script.json';
 const MAX_SCRIPT = 1 << 20;
 const MAX_DIFF = 256 * 1024;
 /** How long a submission waits for the git extension to start (its facts are then left out). */
 const GIT_READY_MS = 10_000;
 
+/** The job a script was last submitted as. */
+export interface LastSubmission {
+  profile: string;
+  system: string;
+  jobId: string;
+}
+
 export class ProvenanceStore {
   private readonly dir: vscode.Uri;
   /** Writes in order, so that eviction never races a write. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** Script (source URI) -> its last submission, kept in `last-by-script.json` beside the records. */
+  private lastByScript?: Promise<Map<string, LastSubmission>>;
 
   constructor(globalStorage: vscode.Uri) {
     this.dir = vscode.Uri.joinPath(globalStorage, 'provenance');
@@ -65,11 +76,34 @@ export class ProvenanceStore {
     }
   }
 
+  /** The job `source` (a script's URI) was last submitted as, from any window. */
+  async lastOf(source: string): Promise<LastSubmission | undefined> {
+    return (await this.lastIndex()).get(source);
+  }
+
+  private lastIndex(): Promise<Map<string, LastSubmission>> {
+    this.lastByScript ??= (async () => {
+      try {
+        const raw = JSON.parse(new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.joinPath(this.dir, LAST_INDEX)))) as unknown;
+        const entries = Array.isArray(raw) ? raw.filter(isLastEntry) : [];
+        return new Map(entries);
+      } catch {
+        return new Map<string, LastSubmission>();
+      }
+    })();
+    return this.lastByScript;
+  }
+
   record(r: ProvenanceRecord): Promise<void> {
     const next = this.queue.then(async () => {
       await vscode.workspace.fs.createDirectory(this.dir);
       const stored: ProvenanceRecord = r.script.length > MAX_SCRIPT ? { ...r, script: r.script.slice(0, MAX_SCRIPT) } : r;
       await vscode.workspace.fs.writeFile(this.fileOf(r.profile, r.system, r.jobId), new TextEncoder().encode(JSON.stringify(stored)));
+      const last = await this.lastIndex();
+      last.delete(r.source);
+      last.set(r.source, { profile: r.profile, system: r.system, jobId: r.jobId });
+      while (last.size > MAX_RECORDS) last.delete(last.keys().next().value as string);
+      await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(this.dir, LAST_INDEX), new TextEncoder().encode(JSON.stringify([...last])));
       await this.evict();
     });
     this.queue = next.catch(() => undefined);
@@ -77,7 +111,7 @@ export class ProvenanceStore {
   }
 
   private async evict(): Promise<void> {
-    const files = (await vscode.workspace.fs.readDirectory(this.dir)).filter(([n, t]) => t === vscode.FileType.File && n.endsWith('.json'));
+    const files = (await vscode.workspace.fs.readDirectory(this.dir)).filter(([n, t]) => t === vscode.FileType.File && n.endsWith('.json') && n !== LAST_INDEX);
     if (files.length <= MAX_RECORDS) return;
     const dated = await Promise.all(files.map(async ([n]) => {
       const uri = vscode.Uri.joinPath(this.dir, n);
@@ -86,6 +120,13 @@ export class ProvenanceStore {
     dated.sort((a, b) => a.mtime - b.mtime);
     for (const f of dated.slice(0, dated.length - MAX_RECORDS)) await vscode.workspace.fs.delete(f.uri).then(undefined, () => undefined);
   }
+}
+
+/** One `[source, last submission]` pair of the index file, as written (anything else is left out). */
+function isLastEntry(e: unknown): e is [string, LastSubmission] {
+  if (!Array.isArray(e) || e.length !== 2 || typeof e[0] !== 'string') return false;
+  const v = e[1] as Partial<Record<keyof LastSubmission, unknown>> | null;
+  return typeof v === 'object' && v !== null && typeof v.profile === 'string' && typeof v.system === 'string' && typeof v.jobId === 'string';
 }
 
 /** The parts of the built-in git extension's API (v1) used here. */

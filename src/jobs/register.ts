@@ -21,6 +21,7 @@ import { ProvenanceStore } from './provenance';
 import { compareScriptWithCurrent, JobScriptProvider, openWorkingDirectory, SCRIPT_SCHEME } from './provenanceCommands';
 import { resubmitJob } from './resubmitJob';
 import { JobEfficiencies } from './jobEfficiency';
+import { RightSizeActions } from './rightSizeActions';
 import { submitJob } from './submitJob';
 import { whereWouldItStart } from './startEstimates';
 import { registerJobsViewCommands } from './viewCommands';
@@ -30,16 +31,23 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
   const followers = new Followers();
   const outputs = new OutputDocuments(log);
   const provenance = new ProvenanceStore(services.context.globalStorageUri);
-  const details = new JobDetailsProvider(services, provenance);
-  const detailsOf = (ref: { profile: string; system: string; jobId: string }) => JobDetailsProvider.uriFor(ref.profile, ref.system, ref.jobId);
   const efficiencies = new JobEfficiencies(services, provenance);
+  const details = new JobDetailsProvider(services, provenance, (ref) => efficiencies.of(ref));
+  const detailsOf = (ref: { profile: string; system: string; jobId: string }) => JobDetailsProvider.uriFor(ref.profile, ref.system, ref.jobId);
   const panels = new JobDetailsPanels(services, (ref) => details.read(detailsOf(ref)), (ref) => details.reload(detailsOf(ref)));
   const disposables = [
+    efficiencies,
+    // What was read of a job's use shows in its details and its script's quick fixes.
+    efficiencies.onDidLearn((ref) => {
+      details.reload(detailsOf(ref));
+      panels.refill(ref);
+    }),
     followers,
     outputs,
     vscode.workspace.registerTextDocumentContentProvider(OUTPUT_SCHEME, outputs),
     vscode.workspace.registerTextDocumentContentProvider(SCRIPT_SCHEME, new JobScriptProvider(services, provenance)),
     trackBatchScriptContext(),
+    vscode.languages.registerCodeActionsProvider([{ language: 'shellscript' }, { pattern: '**/*.sbatch' }], new RightSizeActions(provenance, efficiencies), { providedCodeActionKinds: RightSizeActions.kinds }),
     vscode.workspace.registerTextDocumentContentProvider(JOB_DETAILS_SCHEME, details),
     panels,
     registerCommand('firecrest.submitJob', log, (arg?: unknown) => submitJob(services, jobs, provenance, arg)),

@@ -39,6 +39,16 @@ describe('Show Job Efficiency', function () {
     const ref = await vscode.commands.executeCommand<{ jobId: string } | undefined>('firecrest.submitJob', { uri: vscode.Uri.file(file), profile: PROFILE, system: t.system, workingDirectory: base.path });
     assert.ok(ref, 'submitted');
     await client.waitForJob(t.system, ref.jobId, { overallTimeoutMs: 120_000 });
+    // Before its use is read: the script's quick fix offers to read it, the details link to it.
+    const script = vscode.Uri.file(file);
+    const actionsAt = async (line: number) => (await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', script, new vscode.Range(line, 0, line, 0))) ?? [];
+    const check = (await actionsAt(2)).find((a) => a.title.startsWith(`Check the efficiency of job ${ref.jobId}`));
+    assert.ok(check, 'the script offers to check its last run');
+    assert.equal(check.command?.command, 'firecrest.showJobEfficiency');
+    assert.deepEqual((await actionsAt(5)).filter((a) => /efficiency|Right-size/.test(a.title)), [], 'only on #SBATCH lines');
+    const detailsUri = vscode.Uri.from({ scheme: 'firecrest-job', authority: encodeURIComponent(PROFILE), path: `/${t.system}/${ref.jobId}.md` });
+    const details = await vscode.workspace.openTextDocument(detailsUri);
+    assert.match(details.getText(), /## Efficiency\n\n_\[Show Job Efficiency\]\(command:firecrest\.showJobEfficiency\?/);
     const arg = { profile: PROFILE, system: t.system, jobId: ref.jobId, quiet: true, apply: true };
     type Shown = { sentence: string; next: { mem?: string; time?: string } } | undefined;
     let shown = await vscode.commands.executeCommand<Shown>('firecrest.showJobEfficiency', arg);
@@ -58,5 +68,14 @@ describe('Show Job Efficiency', function () {
     assert.ok(doc.isDirty, 'Apply to Script is an unsaved edit');
     assert.match(doc.getText(), /^#SBATCH --time=00:05:00$/m);
     if (shown.next.mem) assert.match(doc.getText(), new RegExp(`^#SBATCH --mem=${shown.next.mem}$`, 'm'));
+    // Once read: the details say it, and the script's quick fix sets the request.
+    await waitFor('the efficiency in the details', () => details.getText().includes(shown.sentence.split(' Its next run')[0]) || undefined, 15_000);
+    const fix = (await actionsAt(2)).find((a) => a.title.startsWith('Right-size: '));
+    assert.ok(fix?.edit && fix.isPreferred, 'the right-size quick fix');
+    assert.match(fix.title, /--time=00:05:00/);
+    await vscode.commands.executeCommand('workbench.action.files.revert');
+    assert.match(doc.getText(), /^#SBATCH --time=01:00:00$/m, 'reverted');
+    assert.ok(await vscode.workspace.applyEdit(fix.edit));
+    assert.match(doc.getText(), /^#SBATCH --time=00:05:00$/m, 'the quick fix sets the time');
   });
 });
