@@ -67,6 +67,8 @@ const SHARED = {
   // The client's token sources and the OIDC sign-in both read a JWT's expiry.
   'src/core/auth/jwt.ts': 'shared',
   'src/common/lifecycle.ts': 'shared',
+  // The user's home on a system: side-cars run there (jobs at activation, the accounting panel's Efficiency).
+  'src/common/homeDirectory.ts': 'shared',
   'src/webviews/accounting/descriptor.ts': 'shared',
   'src/core/transfer/transferDeps.ts': 'shared',
   'src/webviews/transfers/descriptor.ts': 'shared',

@@ -46,6 +46,18 @@ export interface AccountingRow {
   end?: number;
   elapsed?: number;
   exitCode?: number;
+  /** What the job used of what it asked for, 0..1, once asked for (Efficiency): CPU time, memory, time limit. */
+  cpuEfficiency?: number;
+  memoryEfficiency?: number;
+  timeUsed?: number;
+}
+
+/** One job's efficiency, as the accounting panel adds it to its row. */
+export interface AccountingEfficiency {
+  id: string;
+  cpuEfficiency?: number;
+  memoryEfficiency?: number;
+  timeUsed?: number;
 }
 
 /** A connection the form can query, with its systems (empty when signed out or unreachable). */
@@ -65,7 +77,9 @@ export type AccountingToWebview =
   /** `limit`: what the server could not cover of the query (e.g. v2's 7-day look-back), said next to the results. */
   | { type: 'results'; requestId: number; profile: string; system: string; rows: AccountingRow[]; queriedAt: number; limit?: string }
   | { type: 'failed'; requestId: number; failure: AccountingFailure; message: string }
-  | { type: 'exported'; requestId: number; path?: string; error?: string };
+  | { type: 'exported'; requestId: number; path?: string; error?: string }
+  /** The answer to `efficiency`: the jobs' use (`usageRecorded` false: the cluster records no memory and CPU use), or why there is none. */
+  | { type: 'efficiency'; requestId: number; rows: AccountingEfficiency[]; usageRecorded?: boolean; error?: string };
 
 export type AccountingToHost =
   | { type: 'ready' }
@@ -73,6 +87,8 @@ export type AccountingToHost =
   /** CSV of these rows, in this order (the table's current sort and filter). */
   | { type: 'export'; requestId: number; ids: string[] }
   | { type: 'openJob'; id: string; what: 'details' | 'output' }
+  /** The efficiency of these finished jobs of the last results (one short job on the cluster). */
+  | { type: 'efficiency'; requestId: number; ids: string[] }
   | { type: 'command'; command: 'addConnection' | 'signIn' }
   /** The webview drew the table for a results message (lets the host, and its tests, know it arrived). */
   | { type: 'rendered'; requestId: number; rows: number };

@@ -197,6 +197,35 @@ describe('Job Accounting panel', function () {
     assert.match(lines[2], new RegExp(`^${ids.ok},acct-ok-${tag},COMPLETED.*,0$`));
   });
 
+  it('adds what the finished jobs used (Efficiency: one short job) to their rows and to the CSV', async () => {
+    await ask(form({ jobIds: `${ids.ok} ${ids.fail}` }));
+    type Eff = Extract<AccountingToWebview, { type: 'efficiency' }>;
+    const id = ++requestId;
+    const answer = nextPost(panel, (m): m is Eff => m.type === 'efficiency' && m.requestId === id);
+    // An id that is not in the results is left out (the webview sends ids, the host keeps the data).
+    assert.equal(await panel.receive({ type: 'efficiency', requestId: id, ids: [ids.ok, ids.fail, '999999999'] }), true);
+    const eff = await answer;
+    if (t.gateway?.scheduler === 'local') {
+      assert.match(eff.error ?? '', /not available/, 'the built-in scheduler keeps no accounting: said in words');
+      return;
+    }
+    assert.equal(eff.error, undefined);
+    assert.deepEqual(eff.rows.map((r) => r.id).sort(), [ids.ok, ids.fail].sort());
+    for (const r of eff.rows) assert.ok(r.timeUsed !== undefined && r.timeUsed >= 0 && r.timeUsed < 0.5, `time used of 2 minutes: ${r.timeUsed}`);
+    assert.ok(panel.lastResults!.rows.find((r) => r.id === ids.ok)?.timeUsed !== undefined, 'kept with the rows');
+    const file = join(mkdtempSync(join(tmpdir(), 'fc-acct-')), 'eff.csv');
+    panel.pickSaveUri = async () => vscode.Uri.file(file);
+    const exportId = ++requestId;
+    const done = nextPost(panel, (m): m is Extract<AccountingToWebview, { type: 'exported' }> => m.type === 'exported' && m.requestId === exportId);
+    await panel.receive({ type: 'export', requestId: exportId, ids: [ids.ok] });
+    await done;
+    const [head, row] = readFileSync(file, 'utf8').split('\r\n');
+    assert.match(head, /,TimeUsed$/);
+    assert.match(row, /,0\.\d{3}$/);
+    // Too many at once is a message of the wrong shape.
+    assert.equal(await panel.receive({ type: 'efficiency', requestId: ++requestId, ids: Array.from({ length: 201 }, (_, i) => String(i + 1)) }), false);
+  });
+
   it('opens a clicked job in Show Job Details', async () => {
     await panel.receive({ type: 'openJob', id: ids.fail, what: 'details' });
     // The job's details view (a webview titled after the job).

@@ -83,6 +83,19 @@ describe('Job Accounting panel (UI)', () => {
     await screenshot(page, 'accounting-dark');
   });
 
+  it('adds what the jobs used with Efficiency: three columns and a chart', async function () {
+    if (target().gateway?.scheduler === 'local') return this.skip(); // needs Slurm's accounting: the built-in scheduler keeps none
+    this.timeout(300_000);
+    const page = await openWorkbench();
+    const view = webview(page);
+    await view.locator('vscode-button', { hasText: 'Efficiency' }).first().click();
+    await view.locator('table.results th', { hasText: 'Time %' }).first().waitFor({ timeout: 180_000 });
+    await view.locator('svg.chart title', { hasText: 'Used of requested' }).first().waitFor({ state: 'attached', timeout: 15_000 });
+    assert.ok((await view.locator('svg.chart circle.dot-job').count()) > 0, 'a dot per job');
+    await view.locator('figure.efficiency').scrollIntoViewIfNeeded();
+    await screenshot(page, 'accounting-efficiency');
+  });
+
   it('says what to do when nothing matches (keyboard only: type a name, Enter)', async function () {
     this.timeout(300_000);
     const page = await openWorkbench();

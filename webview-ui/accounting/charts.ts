@@ -107,3 +107,38 @@ export function nodeHoursChart(rows: AccountingRow[]): SVGSVGElement {
   });
   return root;
 }
+
+const METRICS: { key: 'cpuEfficiency' | 'memoryEfficiency' | 'timeUsed'; label: string }[] = [
+  { key: 'cpuEfficiency', label: 'CPU' },
+  { key: 'memoryEfficiency', label: 'Memory' },
+  { key: 'timeUsed', label: 'Time limit' },
+];
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** What each job used of what it asked for: one dot per job on a 0–100 % line per measure, the median marked. */
+export function efficiencyChart(rows: AccountingRow[]): SVGSVGElement {
+  const lines = METRICS.map((m) => ({ ...m, values: rows.map((r) => r[m.key]).filter((v): v is number => v !== undefined) })).filter((m) => m.values.length);
+  const description = lines.map((m) => `${m.label}: median ${Math.round(median(m.values) * 100)}% of ${m.values.length} jobs`).join('; ') || 'No efficiency figures.';
+  const rowH = 30;
+  const { root } = frame('Used of requested, per job (Efficiency)', description, PAD.top + rowH * lines.length + 24);
+  const labelW = 80;
+  const plotW = W - labelW - 20;
+  const x = (v: number) => labelW + Math.min(1, Math.max(0, v)) * plotW;
+  for (const pct of [0, 0.25, 0.5, 0.75, 1]) {
+    root.append(svg('line', { x1: x(pct), x2: x(pct), y1: PAD.top, y2: PAD.top + rowH * lines.length, class: 'grid' }));
+    root.append(svg('text', { x: x(pct), y: PAD.top + rowH * lines.length + 14, class: 'axis', 'text-anchor': 'middle' }, `${pct * 100}%`));
+  }
+  lines.forEach((m, i) => {
+    const y = PAD.top + i * rowH + rowH / 2;
+    root.append(svg('text', { x: labelW - 8, y: y + 4, class: 'axis label', 'text-anchor': 'end' }, m.label));
+    for (const v of m.values) root.append(svg('circle', { cx: x(v), cy: y, r: 4, class: `dot-job${v < 0.25 ? ' low' : ''}` }, svg('title', {}, `${m.label}: ${Math.round(v * 100)}%`)));
+    const med = median(m.values);
+    root.append(svg('line', { x1: x(med), x2: x(med), y1: y - 10, y2: y + 10, class: 'median' }, svg('title', {}, `${m.label}: median ${Math.round(med * 100)}%`)));
+  });
+  return root;
+}

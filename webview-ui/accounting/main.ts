@@ -36,7 +36,29 @@ const status = el('section', { class: 'status', 'aria-live': 'polite' });
 const summary = el('section', { class: 'summary', 'aria-label': 'Summary' });
 const filter = el<HTMLElement & { value: string }>('vscode-textfield', { placeholder: 'Filter rows', 'aria-label': 'Filter rows', class: 'filter' });
 const table = el('section', { class: 'table', 'aria-label': 'Jobs' });
-const results = el('div', { class: 'results-area', hidden: true }, summary, el('div', { class: 'table-tools' }, filter), table);
+/** Efficiency: the use of the finished jobs shown (at most 200), from one short job on the cluster. */
+const efficiencyButton = el<HTMLElement & { disabled: boolean }>('vscode-button', { secondary: true, title: 'What the finished jobs shown used of what they asked for: CPU, memory, time (one short job on the cluster)' }, 'Efficiency');
+let efficiencyPending: number | undefined;
+efficiencyButton.addEventListener('click', () => askEfficiency());
+const results = el('div', { class: 'results-area', hidden: true }, summary, el('div', { class: 'table-tools' }, efficiencyButton, filter), table);
+
+const MAX_EFFICIENCY_JOBS = 200;
+
+function askEfficiency(): void {
+  const r = state.results;
+  if (!r || efficiencyPending !== undefined) return;
+  const ids = visibleRows(r.rows, state).filter((x) => x.stateClass !== 'pending' && x.stateClass !== 'running').slice(0, MAX_EFFICIENCY_JOBS).map((x) => x.id);
+  if (!ids.length) {
+    notice = 'no finished job shown to ask about';
+    drawStatus();
+    return;
+  }
+  efficiencyPending = nextRequestId++;
+  efficiencyButton.disabled = true;
+  notice = `reading the use of ${ids.length} job(s) (a short job on the cluster)…`;
+  drawStatus();
+  api.post({ type: 'efficiency', requestId: efficiencyPending, ids });
+}
 
 filter.addEventListener('input', () => {
   state = { ...state, filter: filter.value, page: 0 };
@@ -184,6 +206,28 @@ function onMessage(m: AccountingToWebview): void {
       problem = { failure: m.failure, message: m.message };
       draw();
       return;
+    case 'efficiency': {
+      if (m.requestId !== efficiencyPending) return;
+      efficiencyPending = undefined;
+      efficiencyButton.disabled = false;
+      const r = state.results;
+      if (m.error || !r) {
+        notice = `no efficiency: ${m.error ?? 'no results'}`;
+        drawStatus();
+        return;
+      }
+      const by = new Map(m.rows.map((e) => [e.id, e]));
+      const rows = r.rows.map((row) => {
+        const e = by.get(row.id);
+        return e ? { ...row, cpuEfficiency: e.cpuEfficiency, memoryEfficiency: e.memoryEfficiency, timeUsed: e.timeUsed } : row;
+      });
+      state = { ...state, results: { ...r, rows } };
+      save();
+      notice = `efficiency of ${m.rows.length} job(s)${m.usageRecorded === false ? ': this cluster records no memory and CPU use, only times' : ''}`;
+      draw();
+      api.post({ type: 'rendered', requestId: r.requestId, rows: table.querySelectorAll('tbody tr').length });
+      return;
+    }
     case 'exported':
       notice = m.error ? `export failed: ${m.error}` : m.path ? `saved ${m.path}` : '';
       drawStatus();

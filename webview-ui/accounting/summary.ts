@@ -4,7 +4,7 @@
  */
 import type { AccountingRow } from '../../src/webviews/protocol';
 import { el, replace } from '../shared/dom';
-import { jobsOverTimeChart, nodeHoursChart } from './charts';
+import { efficiencyChart, jobsOverTimeChart, nodeHoursChart } from './charts';
 import { STATE_ORDER, formatHours, nodeHours, nodeHoursBy, totalsByState } from './stats';
 
 function hoursTable(caption: string, rows: AccountingRow[], key: 'account' | 'partition'): HTMLElement {
@@ -26,6 +26,9 @@ export function renderSummary(host: HTMLElement, rows: AccountingRow[]): void {
     chips,
     el('div', { class: 'charts' },
       el('figure', {}, jobsOverTimeChart(rows), el('figcaption', {}, legend)),
-      el('figure', {}, nodeHoursChart(rows), el('figcaption', {}, 'Node-hours (nodes × elapsed) by partition'))),
+      el('figure', {}, nodeHoursChart(rows), el('figcaption', {}, 'Node-hours (nodes × elapsed) by partition')),
+      ...(rows.some((r) => r.cpuEfficiency !== undefined || r.memoryEfficiency !== undefined || r.timeUsed !== undefined)
+        ? [el('figure', { class: 'efficiency' }, efficiencyChart(rows), el('figcaption', {}, 'Dots under 25% mark jobs that asked for four times what they used; the line is the median'))]
+        : [])),
     el('div', { class: 'hours' }, hoursTable('Node-hours per account', rows, 'account'), hoursTable('Node-hours per partition', rows, 'partition')));
 }

@@ -24,7 +24,15 @@ const COLUMNS: Column[] = [
   { key: 'end', label: 'End', format: (r) => formatTime(r.end) },
   { key: 'elapsed', label: 'Elapsed', numeric: true, format: (r) => formatElapsed(r.elapsed) },
   { key: 'exitCode', label: 'Exit', numeric: true },
+  // Filled by Efficiency (one short job on the cluster): what the job used of what it asked for.
+  { key: 'cpuEfficiency', label: 'CPU %', numeric: true, format: (r) => percent(r.cpuEfficiency) },
+  { key: 'memoryEfficiency', label: 'Memory %', numeric: true, format: (r) => percent(r.memoryEfficiency) },
+  { key: 'timeUsed', label: 'Time %', numeric: true, format: (r) => percent(r.timeUsed) },
 ];
+
+function percent(v: number | undefined): string {
+  return v === undefined ? '' : `${Math.round(v * 100)}%`;
+}
 
 export function renderTable(
   host: HTMLElement,

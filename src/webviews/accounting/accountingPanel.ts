@@ -8,7 +8,9 @@ import { isCancellation, messageOf, UnauthorizedError } from '../../core/errors'
 import type { ExtensionServices } from '../../common/services';
 import type { UserInfo } from '../../core/model';
 import { WebviewPanelHost } from '../panelHost';
-import type { AccountingConnection, AccountingForm, AccountingRow, AccountingToHost, AccountingToWebview } from '../protocol';
+import type { AccountingConnection, AccountingEfficiency, AccountingForm, AccountingRow, AccountingToHost, AccountingToWebview } from '../protocol';
+import { homeDirectory } from '../../common/homeDirectory';
+import { sidecarScratch } from '../../core/sidecar/sidecar';
 import { toCsv } from './csv';
 import { ACCOUNTING_PANEL } from './descriptor';
 import { accountingToHost } from './messages';
@@ -83,6 +85,8 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
         return this.exportCsv(m.requestId, m.ids);
       case 'openJob':
         return this.openJob(m.id, m.what);
+      case 'efficiency':
+        return this.efficiency(m.requestId, m.ids);
       case 'command':
         await vscode.commands.executeCommand(m.command === 'addConnection' ? 'firecrest.addConnection' : 'firecrest.signIn');
         return;
@@ -169,6 +173,38 @@ export class AccountingPanel extends WebviewPanelHost<AccountingToHost, Accounti
       void vscode.window.showInformationMessage(vscode.l10n.t('Exported {0} job(s) to {1}.', rows.length, shown), vscode.l10n.t('Open')).then((pick) => pick === vscode.l10n.t('Open') && vscode.commands.executeCommand('vscode.open', target));
     } catch (e) {
       await this.post({ type: 'exported', requestId, error: messageOf(e) });
+    }
+  }
+
+  /**
+   * The use of finished jobs of the last results, from one side-car job (sacct); the rows keep it,
+   * so an export has it too. Ids not in the last results are left out.
+   */
+  private async efficiency(requestId: number, ids: string[]): Promise<void> {
+    const last = this.last;
+    const finished = new Set(last?.rows.filter((r) => r.stateClass !== 'pending' && r.stateClass !== 'running').map((r) => r.id));
+    const asked = ids.filter((id) => finished.has(id));
+    if (!last || !asked.length) return this.post({ type: 'efficiency', requestId, rows: [], error: vscode.l10n.t('No finished job of these results to ask about.') });
+    try {
+      const client = await this.services.connections.client(last.profile);
+      const home = await homeDirectory(this.services, client, last.profile, last.system);
+      const { jobEfficiency } = await import('../../core/facts/efficiency.js');
+      const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('Reading the use of {0} job(s) on {1} (a short job)', asked.length, last.system) }, () =>
+        jobEfficiency(client, last.system, asked, { workingDirectory: home, scratchDir: sidecarScratch(home) }));
+      const rows: AccountingEfficiency[] = [];
+      for (const id of asked) {
+        const e = report.jobs.get(id);
+        if (!e) continue;
+        const r: AccountingEfficiency = { id, cpuEfficiency: e.cpuEfficiency, memoryEfficiency: e.memoryEfficiency, timeUsed: e.timeLimitSeconds ? Math.min(1, e.elapsedSeconds / e.timeLimitSeconds) : undefined };
+        rows.push(r);
+        const row = last.rows.find((x) => x.id === id);
+        if (row) Object.assign(row, { cpuEfficiency: r.cpuEfficiency, memoryEfficiency: r.memoryEfficiency, timeUsed: r.timeUsed });
+      }
+      this.log.info(`${last.profile}/${last.system}: efficiency of ${rows.length} of ${asked.length} job(s)`);
+      await this.post({ type: 'efficiency', requestId, rows, usageRecorded: report.usageRecorded });
+    } catch (e) {
+      this.log.warn(`efficiency on ${last.profile}/${last.system} failed: ${messageOf(e)}`);
+      await this.post({ type: 'efficiency', requestId, rows: [], error: messageOf(e) });
     }
   }
 

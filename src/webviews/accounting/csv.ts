@@ -17,7 +17,15 @@ const COLUMNS: [string, (r: AccountingRow) => string | number | undefined][] = [
   ['End', (r) => iso(r.end)],
   ['ElapsedSeconds', (r) => r.elapsed],
   ['ExitCode', (r) => r.exitCode],
+  ['CPUEfficiency', (r) => share(r.cpuEfficiency)],
+  ['MemoryEfficiency', (r) => share(r.memoryEfficiency)],
+  ['TimeUsed', (r) => share(r.timeUsed)],
 ];
+
+/** A fraction as a number with 3 decimals (0.125), for spreadsheets. */
+function share(v: number | undefined): string | undefined {
+  return v === undefined ? undefined : v.toFixed(3);
+}
 
 function iso(epochSeconds: number | undefined): string | undefined {
   return epochSeconds === undefined ? undefined : new Date(epochSeconds * 1000).toISOString();

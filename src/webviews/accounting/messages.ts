@@ -5,6 +5,9 @@
 import { z } from 'zod';
 import type { AccountingToHost } from '../protocol';
 
+/** Jobs one Efficiency request asks about at most (one side-car's sacct: core's MAX_EFFICIENCY_JOBS). */
+export const MAX_EFFICIENCY_JOBS = 200;
+
 const text = (max: number) => z.string().max(max);
 const requestId = z.number().int().nonnegative();
 
@@ -28,6 +31,7 @@ export const accountingToHost: z.ZodType<AccountingToHost> = z.discriminatedUnio
   z.strictObject({ type: z.literal('query'), requestId, form }),
   z.strictObject({ type: z.literal('export'), requestId, ids: z.array(text(100)).max(1_000_000) }),
   z.strictObject({ type: z.literal('openJob'), id: text(100).min(1), what: z.enum(['details', 'output']) }),
+  z.strictObject({ type: z.literal('efficiency'), requestId, ids: z.array(text(100).min(1)).min(1).max(MAX_EFFICIENCY_JOBS) }),
   z.strictObject({ type: z.literal('command'), command: z.enum(['addConnection', 'signIn']) }),
   z.strictObject({ type: z.literal('rendered'), requestId, rows: z.number().int().nonnegative() }),
 ]);
