@@ -188,6 +188,21 @@ export function agentToolSuite(api: 'v2' | 'v1'): void {
       assert.match(r.text, new RegExp(`\\| ${id} \\| COMPLETED \\| ${use} of \\d+ CPU\\(s\\) \\| .* of 512 MiB .*\\| 00:00:0\\d of 00:05:00 \\| .*--time=00:05:00`));
     });
 
+    void it('compares where a script would start, without submitting it, or says the built-in scheduler has no estimates', { skip: t.gateway?.scheduler === 'local' ? "needs Slurm's sbatch --test-only: the built-in scheduler has none" : false }, async () => {
+      const text = await ok('firecrest_start_estimate', { script: '#!/bin/bash\n#SBATCH --time=00:05:00\n#SBATCH --job-name=agent-never-runs\ntrue\n', partitions: ['no-such-partition', ...(await c.partitions(S)).map((p) => p.name)] });
+      assert.match(text, /^Expected start on .*, soonest first \(Slurm's estimate; nothing was submitted\):/);
+      const rows = text.split('\n').filter((l) => /^\| (?!partition|-)/.test(l));
+      assert.match(rows[0], /^\| \S+ \| (now|\d{4}-\d\d-\d\dT[\d:]+Z \(in [\d:]+\)) \| \S+ \|/);
+      assert.match(rows.at(-1)!, /^\| no-such-partition \| would not start \| - \| .*partition/i);
+      assert.equal((await c.jobs(S, { name: 'agent-never-runs' })).length, 0);
+    });
+
+    void it('tells the storage use and limits of each file system, naming the tool', async () => {
+      const text = await ok('firecrest_storage', {});
+      assert.match(text, /^Storage on /);
+      if (t.gateway) assert.match(text, /\| \/home \| quota \| [\d.]+ [MG]iB \| 10\.0 GiB \| 12\.0 GiB \| \d+ \| 100000 \|/);
+    });
+
     void it('no answer carries a token or a secret', async () => {
       const token = await c.accessToken();
       for (const name of ['firecrest_connections', 'firecrest_partitions', 'firecrest_jobs', 'firecrest_accounting']) {

@@ -78,6 +78,8 @@ describe('Agents: language-model tools and the MCP server', function () {
       ['firecrest_accounting', at, /job\(s\) on .* node-hours|No jobs/],
       ['firecrest_search', { ...at, folder: base.path, pattern: 'cluster-data' }, /matching line\(s\)|No line/],
       ['firecrest_job_efficiency', { ...at, jobIds: [id] }, new RegExp(`\\| ${id} \\|.*|not available on`)],
+      ['firecrest_start_estimate', { ...at, script: '#!/bin/bash\n#SBATCH --time=00:01:00\ntrue\n' }, /^Expected start on .*nothing was submitted|not available on/],
+      ['firecrest_storage', at, /^Storage on /],
     ];
     for (const [name, input, want] of answers) assert.match(await invoke(name, input), want, name);
   });

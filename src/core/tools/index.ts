@@ -2,13 +2,13 @@
 import { accountingTool, jobTool, jobsTool, waitJobTool } from './jobTools';
 import { connectionsTool, partitionsTool, reservationsTool } from './clusterTools';
 import { jobOutputTool, listFolderTool, readFileTool, searchTool } from './fileTools';
-import { efficiencyTool } from './factTools';
+import { efficiencyTool, startEstimateTool, storageTool } from './factTools';
 import { cancelJobTool, submitJobTool, uploadFileTool, writeFileTool } from './writeTools';
 import type { ToolDefinition } from './types';
 
 export const TOOLS: readonly ToolDefinition[] = [
   connectionsTool, partitionsTool, reservationsTool,
-  jobsTool, jobTool, jobOutputTool, waitJobTool, accountingTool, efficiencyTool,
+  jobsTool, jobTool, jobOutputTool, waitJobTool, accountingTool, efficiencyTool, startEstimateTool, storageTool,
   listFolderTool, readFileTool, searchTool,
   submitJobTool, cancelJobTool, uploadFileTool, writeFileTool,
 ];
