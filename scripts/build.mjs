@@ -43,6 +43,8 @@ const LAZY = {
   'src/core/facts/storage.ts': 'storage',
   // Start estimates per partition (sbatch --test-only through a side-car): first used when asked for.
   'src/core/facts/startEstimate.ts': 'estimate',
+  // The notebook kernel's session and driver: first used when a notebook runs on a FirecREST kernel.
+  'src/core/notebook/session.ts': 'notebook',
 };
 /** Module or package -> bundle, for what several bundles import. */
 const SHARED = {

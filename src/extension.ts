@@ -37,6 +37,7 @@ import { registerSearch } from './search/register';
 import { registerSync } from './sync/register';
 import { registerAgents } from './agents/register';
 import { registerStorage, StorageFacts } from './storage/register';
+import { registerNotebooks } from './notebooks/register';
 import { registerAccounting } from './webviews/accounting/register';
 import { registerTransfers } from './webviews/transfers/register';
 import { messageOf } from './core/errors';
@@ -89,6 +90,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Firecr
   context.subscriptions.push(registerSync(services));
   context.subscriptions.push(registerAgents(services));
   context.subscriptions.push(registerStorage(services, storage));
+  context.subscriptions.push(registerNotebooks(services));
   // Last: every feature has handed in what tests may look at.
   context.subscriptions.push(testSeam.register(context.extensionMode));
 

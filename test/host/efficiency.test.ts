@@ -73,9 +73,12 @@ describe('Show Job Efficiency', function () {
     const fix = (await actionsAt(2)).find((a) => a.title.startsWith('Right-size: '));
     assert.ok(fix?.edit && fix.isPreferred, 'the right-size quick fix');
     assert.match(fix.title, /--time=00:05:00/);
-    await vscode.commands.executeCommand('workbench.action.files.revert');
-    assert.match(doc.getText(), /^#SBATCH --time=01:00:00$/m, 'reverted');
+    // The fix's edit: the script with the request set (Apply to Script already made the same text).
+    const edits = fix.edit.get(script);
+    assert.equal(edits.length, 1);
+    assert.match(edits[0].newText, /^#SBATCH --time=00:05:00$/m, 'the quick fix sets the time');
+    assert.match(edits[0].newText, /^#SBATCH --job-name=eff-host$/m, 'and keeps the rest');
     assert.ok(await vscode.workspace.applyEdit(fix.edit));
-    assert.match(doc.getText(), /^#SBATCH --time=00:05:00$/m, 'the quick fix sets the time');
+    assert.equal(doc.getText(), edits[0].newText);
   });
 });

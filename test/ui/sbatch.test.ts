@@ -65,8 +65,9 @@ describe('Where would it start (UI)', () => {
       await page.keyboard.press('Escape');
       await page.keyboard.press('Control+P');
       const input = page.locator('.quick-input-widget input');
-      await input.fill('where.sbatch');
-      await page.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'where.sbatch' }).first().waitFor({ timeout: 15_000 });
+      // Its full path: quick open shows the file at once, without waiting for the workspace's file search.
+      await input.fill(file);
+      await page.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'where.sbatch' }).first().waitFor({ timeout: 30_000 });
       await page.keyboard.press('Enter');
       await page.locator('.editor-instance .view-lines').filter({ hasText: '--job-name=where' }).first().waitFor({ timeout: 15_000 });
       await runCommand(page, 'FirecREST: Where Would This Script Start Soonest?');
