@@ -5,7 +5,7 @@
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 
 /** The screenshots the README shows (test-results/<name>.png). */
-const SHOWN = ['accounting-efficiency', 'systems-storage', 'where-would-it-start', 'submit-partition-estimates', 'accounting-dark', 'sbatch-quick-fix'];
+const SHOWN = ['notebook-on-the-cluster', 'accounting-efficiency', 'systems-storage', 'where-would-it-start', 'submit-partition-estimates', 'accounting-dark', 'sbatch-quick-fix'];
 
 mkdirSync('docs/screenshots', { recursive: true });
 let missing = 0;

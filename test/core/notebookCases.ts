@@ -86,6 +86,15 @@ export function notebookSuite(api: ApiVersion): void {
       assert.equal(h.displays[0]?.data['text/html'], '<b>bold</b>');
     });
 
+    void it('a matplotlib figure left open by a cell shows as a PNG (where the cluster has matplotlib)', async (ctx) => {
+      const probe = await run(k, 'has-mpl', 'import importlib.util\nimportlib.util.find_spec("matplotlib") is not None');
+      if (probe.displays[0]?.data['text/plain'] !== 'True') return ctx.skip('needs python3-matplotlib on the cluster (not installed here)');
+      const r = await run(k, 'plot', 'import matplotlib.pyplot as plt\nplt.plot([1, 2, 3], [1, 4, 9])\nNone');
+      assert.equal(r.result.status, 'ok', JSON.stringify(r.errors));
+      const png = r.displays.find((d) => d.data['image/png'])?.data['image/png'];
+      assert.ok(png instanceof Uint8Array && png.length > 1000, 'the figure as a PNG');
+    });
+
     void it('interrupt stops a sleeping cell at once and keeps the state', async () => {
       const started = Date.now();
       const sleeping = run(k, 'sleep', 'import time\nprint("sleeping", flush=True)\ntime.sleep(60)');

@@ -72,6 +72,9 @@ export class NotebookSession {
   private ended: string | undefined;
   private started = false;
   private host: string | undefined;
+  private python: string | undefined;
+  /** The job as last seen (its start and time limit: the time left). */
+  private lastJob: Job | undefined;
   private readonly loop: Promise<void>;
   /** Settles after the loop's first pass: an attached session has then read what the kernel ran. */
   private readonly firstPass: Promise<void>;
@@ -204,7 +207,8 @@ export class NotebookSession {
         if (m.state === 'idle' || m.state === 'busy') {
           this.started = true;
           if (isText(m.host)) this.host = m.host;
-          this.setState({ state: m.state, host: this.host, python: isText(m.python) ? m.python : undefined });
+          if (isText(m.python)) this.python = m.python;
+          this.setState({ state: m.state, host: this.host, python: this.python, job: this.lastJob });
         } else if (m.state === 'restarting') {
           this.started = false;
           this.setState({ state: 'restarting' });
@@ -256,6 +260,7 @@ export class NotebookSession {
   private async lookAtJob(): Promise<Job | undefined> {
     const job = await this.counted('job', this.api.job(this.handle.system, this.handle.jobId)).catch((e: unknown) => (e instanceof NotFoundError ? undefined : null));
     if (job === null) return undefined; // the server away: asked again next time
+    if (job) this.lastJob = job;
     if (job === undefined || job.isFinal) {
       const last = await this.reader.read({ final: true }).catch(() => undefined);
       if (last?.text) this.take(`${last.text}\n`);
