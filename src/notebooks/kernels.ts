@@ -9,6 +9,7 @@
  */
 import * as vscode from 'vscode';
 import type { FirecrestClient } from '../core/client';
+import type { Job } from '../core/model';
 import type { KernelHandle, KernelState, NotebookSession } from '../core/notebook/session';
 import { homeDirectory } from '../common/homeDirectory';
 import { clockTime } from '../common/reachability';
@@ -30,7 +31,11 @@ interface Running {
   session: NotebookSession;
   controller: vscode.NotebookController;
   warned?: boolean;
+  /** Place in the partition's queue while waiting (1: next), looked up every 30 s at most. */
+  position?: { at: number; place?: number };
 }
+
+const POSITION_EVERY_MS = 30_000;
 
 export class NotebookKernels implements vscode.Disposable {
   private readonly controllers = new Map<string, vscode.NotebookController>();
@@ -181,8 +186,25 @@ export class NotebookKernels implements vscode.Disposable {
     }
   }
 
+  /** The kernel's place in its partition's queue: the pending jobs there submitted before it, plus one. */
+  private async lookUpPosition(run: Running, job: Job): Promise<void> {
+    if (run.position && Date.now() - run.position.at < POSITION_EVERY_MS) return;
+    run.position = { at: Date.now(), place: run.position?.place };
+    try {
+      const client = await this.services.connections.client(run.kept.profile);
+      const queue = await client.jobs(run.kept.system, { allUsers: true, queueOnly: true });
+      const mine = job.submitTime ?? Number.POSITIVE_INFINITY;
+      const ahead = queue.filter((j) => j.stateClass === 'pending' && j.id !== job.id && j.partition === job.partition && (j.submitTime ?? 0) <= mine);
+      run.position.place = ahead.length + 1;
+      this.showStatus();
+    } catch {
+      // The position is a nicety: the expected start stays.
+    }
+  }
+
   private onState(key: string, s: KernelState): void {
     const run = this.running.get(key);
+    if (run && s.state === 'queued' && s.job) void this.lookUpPosition(run, s.job);
     if (s.state === 'ended') {
       this.running.delete(key);
       void this.keep(this.kept().filter((k) => k.notebook !== key));
@@ -213,7 +235,7 @@ export class NotebookKernels implements vscode.Disposable {
     const end = job?.startTime && job.timeLimitSeconds ? clockTime((job.startTime + job.timeLimitSeconds) * 1000) : undefined;
     switch (s.state) {
       case 'queued':
-        this.status.text = `$(watch) ${vscode.l10n.t('Kernel queued on {0}', system)}${job?.startTime ? ` · ${vscode.l10n.t('expected to start {0}', clockTime(job.startTime * 1000))}` : ''}`;
+        this.status.text = `$(watch) ${vscode.l10n.t('Kernel queued on {0}', system)}${run.position?.place ? ` · ${vscode.l10n.t('#{0} in line', run.position.place)}` : ''}${job?.startTime ? ` · ${vscode.l10n.t('expected to start {0}', clockTime(job.startTime * 1000))}` : ''}`;
         this.status.tooltip = vscode.l10n.t('Job {0} waits{1}', jobId, job?.reason ? ` (${job.reason})` : '');
         break;
       case 'idle':

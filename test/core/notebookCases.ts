@@ -124,6 +124,16 @@ export function notebookSuite(api: ApiVersion): void {
       assert.equal(job.stateClass, 'running', 'the same job');
     });
 
+    void it('a job ended from elsewhere (a cancel, its time limit): the kernel says so, a waiting cell fails, the folder goes', async () => {
+      const other = await NotebookSession.start(c, S, notebookScratch(dir), { timeMinutes: 5 }, { ...fast, idleCheckMs: 1_000 });
+      assert.equal((await run(other, 'one', '1')).result.status, 'ok');
+      const sleeping = run(other, 'long', 'import time\ntime.sleep(120)');
+      await c.cancelJob(S, other.handle.jobId);
+      await assert.rejects(sleeping, /kernel has ended: job \S+ ended/);
+      assert.equal(other.state.state, 'ended');
+      await assert.rejects(c.stat(S, other.handle.dir), 'the session folder is removed');
+    });
+
     void it('shutdown ends the job and removes the session folder', async () => {
       const { jobId, dir: folder } = k.handle;
       await k.shutdown();

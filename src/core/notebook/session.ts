@@ -265,6 +265,8 @@ export class NotebookSession {
       const last = await this.reader.read({ final: true }).catch(() => undefined);
       if (last?.text) this.take(`${last.text}\n`);
       await this.end(job ? `job ${this.handle.jobId} ended (${job.state.toLowerCase()})` : `job ${this.handle.jobId} is gone`);
+      // Nothing attaches to an ended kernel: its folder goes.
+      await this.api.remove(this.handle.system, this.handle.dir).catch(() => undefined);
       return undefined;
     }
     return job;
@@ -302,7 +304,8 @@ export class NotebookSession {
       } else {
         const busy = this.pending.size > 0;
         const grew = busy || woken ? await this.readLog() : false;
-        if (Date.now() - lastJobLook >= idleMs) {
+        // A cell that runs quiet for long may have lost its job (a cancel, the time limit): looked at more often.
+        if (Date.now() - lastJobLook >= (this.pending.size > 0 ? Math.min(idleMs, 10_000) : idleMs)) {
           lastJobLook = Date.now();
           const job = await this.lookAtJob();
           if (job && (this.state.state === 'idle' || this.state.state === 'busy')) this.setState({ ...this.state, job });
