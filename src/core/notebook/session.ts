@@ -264,9 +264,9 @@ export class NotebookSession {
     if (job === undefined || job.isFinal) {
       const last = await this.reader.read({ final: true }).catch(() => undefined);
       if (last?.text) this.take(`${last.text}\n`);
-      await this.end(job ? `job ${this.handle.jobId} ended (${job.state.toLowerCase()})` : `job ${this.handle.jobId} is gone`);
-      // Nothing attaches to an ended kernel: its folder goes.
+      // Nothing attaches to an ended kernel: its folder goes (before anyone is told it ended).
       await this.api.remove(this.handle.system, this.handle.dir).catch(() => undefined);
+      await this.end(job ? `job ${this.handle.jobId} ended (${job.state.toLowerCase()})` : `job ${this.handle.jobId} is gone`);
       return undefined;
     }
     return job;
