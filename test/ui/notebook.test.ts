@@ -69,9 +69,14 @@ describe('Notebook on the cluster (UI)', () => {
       await runCommand(page, 'FirecREST: Shut Down Notebook Kernel (Cancels Its Job)');
       await page.locator('.statusbar-item', { hasText: 'Kernel on' }).first().waitFor({ state: 'detached', timeout: 60_000 });
     } finally {
-      await runCommand(page, 'View: Close All Editors').catch(() => undefined);
-      // Closing asks nothing once the kernel is shut down; a dialog left open is answered "Keep It".
-      await page.locator('.monaco-dialog-box .monaco-button').filter({ hasText: 'Cancel Job' }).first().click({ timeout: 3_000 }).catch(() => undefined);
+      // The run's outputs made the notebook dirty: reverted, so closing asks nothing (a dialog left
+      // open would block the suites after this one).
+      await runCommand(page, 'View: Revert and Close Editor').catch(() => undefined);
+      const dialog = page.locator('.monaco-dialog-box');
+      for (const answer of ['Cancel Job', "Don't Save"]) {
+        await dialog.locator('.monaco-button').filter({ hasText: answer }).first().click({ timeout: 2_000 }).catch(() => undefined);
+      }
+      await dialog.waitFor({ state: 'detached', timeout: 10_000 });
       rmSync(file, { force: true });
     }
   });
