@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseDf, parseLfs, parsePurge, parseQuota, parseQuotaAnswer, purgeBody, quotaBody } from '../../src/core/facts/storage';
+import { parseEstimates } from '../../src/core/facts/startEstimate';
 
 const KiB = 1024;
 
@@ -54,5 +55,18 @@ void describe('the purge preview', () => {
     assert.equal(p.total, 5);
     assert.equal(p.totalBytes, 1234);
     assert.deepEqual(p.files, [{ rel: 'big.dat', bytes: 100, accessedAt: 1700000000 }, { rel: 'dir/odd\nname\\x', bytes: 10, accessedAt: 1700000000 }]);
+  });
+});
+
+void describe('start estimates', () => {
+  void it('reads sbatch --test-only per partition: an estimate with its nodes, a refusal in words, a part out of range left out', () => {
+    const text = ['@p 0', 'sbatch: Job 12 to start at 1795939394 using 4 processors on nodes nid[001-002] in partition debug', '@status 0',
+      '@p 1', 'sbatch: error: invalid partition specified: nope', 'allocation failure: Invalid partition name specified', '@status 1',
+      '@p 9', 'sbatch: Job 13 to start at 1 using 1 processors on nodes x in partition y', '@status 0'].join('\n');
+    assert.deepEqual(parseEstimates(text, ['debug', 'nope']), [
+      { partition: 'debug', startTime: 1795939394, nodes: 'nid[001-002]' },
+      { partition: 'nope', refused: 'invalid partition specified: nope; allocation failure: Invalid partition name specified' },
+    ]);
+    assert.deepEqual(parseEstimates('', ['a']), [{ partition: 'a', refused: 'no estimate' }]);
   });
 });

@@ -7,7 +7,7 @@
 import type { FirecrestApi } from '../api';
 import { InvalidInputError, UnavailableError } from '../errors';
 import { shellQuote } from '../shellQuote';
-import { sidecarAnswer } from '../sidecar/answer';
+import { answerSections, sidecarAnswer } from '../sidecar/answer';
 import type { SidecarOptions, SidecarStats } from '../sidecar/sidecar';
 
 export interface StartEstimate {
@@ -46,29 +46,16 @@ const ESTIMATE = /to start at (\d{9,})(?: using \d+ processors?)?(?: on nodes (\
 
 /** The answer: per partition, sbatch's line with an estimate, else its last words as the refusal. */
 export function parseEstimates(text: string, partitions: string[]): StartEstimate[] {
-  const out = new Map<number, { lines: string[]; status?: number }>();
-  let current: { lines: string[]; status?: number } | undefined;
-  for (const line of text.split('\n')) {
+  const parts = answerSections(text, (line) => {
     const head = /^@p (\d+)$/.exec(line);
-    if (head) {
-      const i = Number(head[1]);
-      current = i < partitions.length ? { lines: [] } : undefined;
-      if (current) out.set(i, current);
-      continue;
-    }
-    const status = /^@status (\d+)$/.exec(line);
-    if (status && current) {
-      current.status = Number(status[1]);
-      current = undefined;
-      continue;
-    }
-    if (current && line.trim()) current.lines.push(line.trim());
-  }
+    return head && Number(head[1]) < partitions.length ? head[1] : head ? null : undefined;
+  });
   return partitions.map((partition, i) => {
-    const r = out.get(i);
-    const found = r?.status === 0 ? r.lines.map((l) => ESTIMATE.exec(l)).find(Boolean) : undefined;
+    const r = parts.get(String(i));
+    const lines = r?.lines.map((l) => l.trim()).filter(Boolean) ?? [];
+    const found = r?.status === 0 ? lines.map((l) => ESTIMATE.exec(l)).find(Boolean) : undefined;
     if (found) return { partition, startTime: Number(found[1]), ...(found[2] ? { nodes: found[2] } : {}) };
-    const words = r?.lines.map((l) => l.replace(/^sbatch: (error: )?/, '')).filter(Boolean).join('; ').slice(0, 300);
+    const words = lines.map((l) => l.replace(/^sbatch: (error: )?/, '')).filter(Boolean).join('; ').slice(0, 300);
     return { partition, refused: words || 'no estimate' };
   });
 }

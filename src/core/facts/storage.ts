@@ -11,7 +11,7 @@
 import type { FirecrestApi } from '../api';
 import { InvalidInputError, UnavailableError } from '../errors';
 import { shellQuote } from '../shellQuote';
-import { sidecarAnswer } from '../sidecar/answer';
+import { answerSections, sidecarAnswer } from '../sidecar/answer';
 import type { SidecarOptions, SidecarStats } from '../sidecar/sidecar';
 
 export type QuotaTool = 'lfs' | 'quota' | 'df';
@@ -142,38 +142,25 @@ export function parseDf(blocks: string, inodes: string, path: string): StorageUs
 
 /** Splits the answer into each file system's tool outputs (`@<tool>` … `@status N`). */
 export function parseQuotaAnswer(text: string, paths: string[]): StorageReport {
-  const sections = new Map<number, Map<string, { out: string; status?: number }>>();
-  let fs: Map<string, { out: string; status?: number }> | undefined;
-  let current: { out: string; status?: number } | undefined;
-  for (const line of text.split('\n')) {
+  // Parts keyed `<file system index>/<tool>`, under each `@fs <index>` header.
+  let fs: number | undefined;
+  const parts = answerSections(text, (line) => {
     const head = /^@fs (\d+)$/.exec(line);
     if (head) {
-      const at = Number(head[1]);
-      fs = at < paths.length ? new Map() : undefined;
-      if (fs) sections.set(at, fs);
-      current = undefined;
-      continue;
+      fs = Number(head[1]) < paths.length ? Number(head[1]) : undefined;
+      return null;
     }
     const tool = /^@(lfs|quota|df|dfi)$/.exec(line);
-    if (tool && fs) {
-      current = { out: '' };
-      fs.set(tool[1], current);
-      continue;
-    }
-    const status = /^@status (\d+)$/.exec(line);
-    if (status && current) {
-      current.status = Number(status[1]);
-      current = undefined;
-      continue;
-    }
-    if (current) current.out += `${line}\n`;
-  }
+    return tool && fs !== undefined ? `${fs}/${tool[1]}` : undefined;
+  });
   const usages: StorageUsage[] = [];
   const missing: StorageReport['missing'] = [];
   paths.forEach((path, i) => {
-    const s = sections.get(i);
     // quota exits 1 for a user over quota; a tool that failed prints no figures.
-    const ok = (k: string) => s?.get(k)?.out;
+    const ok = (k: string) => {
+      const part = parts.get(`${i}/${k}`);
+      return part && `${part.lines.join('\n')}\n`;
+    };
     const lfs = ok('lfs');
     const quota = ok('quota');
     const df = ok('df');
@@ -182,7 +169,7 @@ export function parseQuotaAnswer(text: string, paths: string[]): StorageReport {
       ?? (df !== undefined ? parseDf(df, ok('dfi') ?? '', path) : undefined);
     if (found) usages.push(found);
     else {
-      const words = [...(s?.values() ?? [])].map((x) => x.out.trim()).filter(Boolean).pop();
+      const words = ['lfs', 'quota', 'df', 'dfi'].map((k) => ok(k)?.trim()).filter(Boolean).pop();
       missing.push({ path, why: words?.split('\n')[0]?.slice(0, 200) || 'no quota tool answered' });
     }
   });

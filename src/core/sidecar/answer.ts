@@ -68,3 +68,39 @@ export async function sidecarAnswer(api: FirecrestApi, system: string, what: str
   }, o);
   return { ...stats, text, status: status ?? -1, errors };
 }
+
+/** One tool's part of an answer: its lines and the exit status the script recorded after it. */
+export interface AnswerSection {
+  lines: string[];
+  status?: number;
+}
+
+/**
+ * Splits an answer into the parts its script marked: a line for which `open` returns a key starts
+ * a part, `@status N` ends it; `open` returns null for a header line that starts nothing (a
+ * context for the parts after it). Lines outside a part are left out.
+ */
+export function answerSections(text: string, open: (line: string) => string | null | undefined): Map<string, AnswerSection> {
+  const parts = new Map<string, AnswerSection>();
+  let current: AnswerSection | undefined;
+  for (const line of text.split('\n')) {
+    const key = open(line);
+    if (key === null) {
+      current = undefined;
+      continue;
+    }
+    if (key !== undefined) {
+      current = { lines: [] };
+      parts.set(key, current);
+      continue;
+    }
+    const status = /^@status (\d+)$/.exec(line);
+    if (status && current) {
+      current.status = Number(status[1]);
+      current = undefined;
+      continue;
+    }
+    current?.lines.push(line);
+  }
+  return parts;
+}
