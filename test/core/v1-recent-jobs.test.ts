@@ -83,6 +83,10 @@ void describe('v1 job listing: finished jobs of the look-back window', { skip: t
         assert.equal(listed.isFinal, true, listed.state);
         assert.equal(listed.stateClass, 'failed', listed.state);
         assert.equal(listed.exitCode, 3);
+        // A name asked for applies to the finished jobs too.
+        assert.deepEqual((await b.jobs(S, { name: 'v1-recent' })).filter((j) => j.name !== 'v1-recent'), []);
+        assert.ok((await b.jobs(S, { name: 'v1-recent' })).some((j) => j.id === first.id));
+        assert.deepEqual(await b.jobs(S, { name: 'no-job-is-named-so' }), []);
       } finally {
         await b.dispose();
       }

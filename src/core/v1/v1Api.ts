@@ -183,7 +183,11 @@ export class V1Api implements FirecrestApi, V1Extras {
   /** The queue and, like v2's listing, the jobs that finished within `timeWindow` (default 24 h): the window's newest (asked for once per window), and those this connection submitted or saw queued. */
   async jobs(system: string, o: JobListOptions = {}): Promise<Job[]> {
     const queue = await this.compute.jobs(system, o);
-    return o.queueOnly ? queue : this.recent.merge(system, queue, o);
+    if (o.queueOnly) return queue;
+    // The finished jobs come from accounting, asked for by window and by id: the name and account
+    // asked for apply to them as to the queue (a name filter listed every recent job: real v1).
+    const merged = await this.recent.merge(system, queue, o);
+    return merged.filter((j) => (!o.name || j.name === o.name) && (!o.account || j.account === undefined || j.account === o.account));
   }
   job(system: string, jobId: string, o?: CallOptions): Promise<Job> { return withJobId(jobId, (id) => this.compute.job(system, id, o)); }
   /** v1 cannot return a job's script; only the log paths squeue reports. */
