@@ -50,15 +50,21 @@ export class NotebookKernels implements vscode.Disposable {
     this.status.name = vscode.l10n.t('FirecREST notebook kernel');
     this.disposables.push(
       this.status,
-      services.connections.onDidChange(() => void this.update()),
+      // Nothing is asked of the cluster until a notebook is open (not at activation).
+      services.connections.onDidChange(() => this.wanted && void this.update()),
+      vscode.workspace.onDidOpenNotebookDocument((nb) => nb.notebookType === 'jupyter-notebook' && !this.wanted && void this.update()),
       vscode.window.onDidChangeActiveNotebookEditor(() => this.showStatus()),
       vscode.workspace.onDidCloseNotebookDocument((nb) => void this.closed(nb)),
     );
-    void this.update();
+    if (vscode.workspace.notebookDocuments.some((nb) => nb.notebookType === 'jupyter-notebook')) void this.update();
   }
+
+  /** Whether the kernels were listed once (a notebook was open): connection changes list them again. */
+  private wanted = false;
 
   /** One controller per partition of every system of the signed-in connections. */
   async update(): Promise<void> {
+    this.wanted = true;
     const wanted = new Set<string>();
     for (const c of this.services.connections.connections()) {
       if (c.state === 'signed-out') continue;
