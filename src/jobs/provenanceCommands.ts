@@ -5,6 +5,7 @@
  */
 import { fields, oneOf } from '../common/commandArgs';
 import * as vscode from 'vscode';
+import { activeDocumentUri } from '../common/activeDocument';
 import type { ExtensionServices } from '../common/services';
 import { FirecrestUri } from '../core/uri';
 import { resolveJob } from './pickers';
@@ -49,7 +50,7 @@ export async function compareScriptWithCurrent(services: ExtensionServices, prov
   const { source, name } = await jobScript(services, provenance, ref.profile, ref.system, ref.jobId);
   let current = source && (await exists(source)) ? source : undefined;
   // Submitted elsewhere, or the file is gone: the file in the active editor, if any.
-  const active = vscode.window.activeTextEditor?.document.uri;
+  const active = activeDocumentUri();
   if (!current && active && active.scheme !== SCRIPT_SCHEME) current = active;
   if (!current) throw new Error(vscode.l10n.t('There is no current file to compare the script of job {0} with: open the script in an editor.', ref.jobId));
   const left = scriptUri(ref.profile, ref.system, ref.jobId, name);

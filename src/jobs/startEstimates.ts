@@ -6,6 +6,7 @@
  * partition from its title button.
  */
 import * as vscode from 'vscode';
+import { activeDocumentUri } from '../common/activeDocument';
 import type { FirecrestApi } from '../core/api';
 import type { StartEstimate, StartEstimates } from '../core/facts/startEstimate';
 import { sidecarScratch } from '../core/sidecar/sidecar';
@@ -67,7 +68,7 @@ export interface WhereToStart {
  */
 export async function whereWouldItStart(services: ExtensionServices, arg: unknown, submit: (uri: vscode.Uri, profile: string, system: string, partition: string) => Promise<unknown>): Promise<WhereToStart | undefined> {
   const given = fields(arg, { uri: uriArg, profile: text, system: text, choose: text });
-  const uri = uriArg(arg) ?? given.uri ?? vscode.window.activeTextEditor?.document.uri;
+  const uri = uriArg(arg) ?? given.uri ?? activeDocumentUri();
   if (!uri) throw new Error(vscode.l10n.t('Open a batch script to see where it would start soonest.'));
   const doc = await vscode.workspace.openTextDocument(uri);
   const profile = await pickProfile(services, given.profile);

@@ -11,6 +11,7 @@
  */
 import { fields, flag, oneOf, record, text, textRecord, uri as uriArg, type Read } from '../common/commandArgs';
 import * as vscode from 'vscode';
+import { activeDocumentUri } from '../common/activeDocument';
 import type { JobRef } from '../common/jobRef';
 import { parseSbatchScript } from '../core/sbatch/index';
 import type { ExtensionServices } from '../common/services';
@@ -48,7 +49,7 @@ export async function submitJob(services: ExtensionServices, jobs: JobsViewContr
   // From the editor title / explorer the argument is the file's Uri; from tests an options object.
   const args = record(arg) ? fields(arg, SUBMIT_ARGS) : undefined;
   const ask = args ? (args.ask ?? 'none') : 'missing';
-  const uri = uriArg(arg) ?? args?.uri ?? vscode.window.activeTextEditor?.document.uri;
+  const uri = uriArg(arg) ?? args?.uri ?? activeDocumentUri();
   if (!uri) throw new Error(vscode.l10n.t('Open a batch script (a shell script with #SBATCH lines) to submit it.'));
 
   const doc = await vscode.workspace.openTextDocument(uri);

@@ -4,6 +4,7 @@
  * Sync menus in step (context keys).
  */
 import * as vscode from 'vscode';
+import { activeDocumentUri } from '../common/activeDocument';
 import { ContextKeys } from '../common/contextKeys';
 import type { MappingStore, ResolvedMapping } from './mappings';
 import type { SyncState } from './syncState';
@@ -23,7 +24,7 @@ export class SyncStatusBar implements vscode.Disposable {
 
   /** The mapping the item (and a sync without argument) is about. */
   current(): ResolvedMapping | undefined {
-    const uri = vscode.window.activeTextEditor?.document.uri;
+    const uri = activeDocumentUri();
     const all = this.mappings.all();
     return (uri && this.mappings.for(uri)) ?? (all.length === 1 ? all[0] : undefined);
   }

@@ -5,6 +5,7 @@
  * asks, shows and remembers.
  */
 import * as vscode from 'vscode';
+import { activeDocumentUri } from '../common/activeDocument';
 import { fields, flag, givenUri, listOf, oneOf, text, uriOrPath, type Read } from '../common/commandArgs';
 import { byteSize as bytes } from '../common/byteSize';
 import type { JobRef } from '../common/jobRef';
@@ -51,7 +52,7 @@ export class SyncController {
 
   chosenMapping(arg: unknown): ResolvedMapping {
     const given = givenUri(arg);
-    const uri = given ?? vscode.window.activeTextEditor?.document.uri;
+    const uri = given ?? activeDocumentUri();
     const all = this.mappings.all();
     const m = (uri && this.mappings.for(uri)) ?? (all.length === 1 && !given ? all[0] : undefined);
     if (!m) throw new Error(vscode.l10n.t('This folder is not mapped to a cluster directory: run "FirecREST: Map Folder to Cluster…" first.'));
@@ -178,7 +179,7 @@ export class SyncController {
 
   async syncAndSubmit(arg: unknown): Promise<{ ref?: JobRef; sync?: SyncResult } | undefined> {
     const a = { ...syncArgs(arg), ...fields(arg, { ask: oneOf('none', 'missing') }) };
-    const uri = givenUri(arg) ?? vscode.window.activeTextEditor?.document.uri;
+    const uri = givenUri(arg) ?? activeDocumentUri();
     if (!uri) throw new Error(vscode.l10n.t('Open a batch script inside a mapped folder.'));
     const m = this.chosenMapping(uri);
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());

@@ -334,6 +334,12 @@ describe('Jobs view and job commands', function () {
     await vscode.workspace.fs.createDirectory(vscode.Uri.from({ scheme: 'firecrest', authority: remote.authority, path: `${home}/fc-remote-${tag}` }));
     await vscode.workspace.fs.writeFile(remote, new TextEncoder().encode(`#!/bin/bash\n#SBATCH --job-name=fc-remote-${tag}\n#SBATCH --partition=${partition}\npwd\n`));
     await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(remote));
+    // The user has just read the log: the Output panel has the focus, and VS Code's active text
+    // editor is the log's. The script in the editor area is still the one submitted (CI: it was
+    // taken for a local script with no folder, and the working directory was asked).
+    await vscode.commands.executeCommand('firecrest.showLog');
+    await vscode.commands.executeCommand('workbench.panel.output.focus');
+    await waitFor('the Output panel to have the focus', () => vscode.window.activeTextEditor?.document.uri.scheme === 'output' || undefined, 10_000);
     const ref = await vscode.commands.executeCommand<Ref>('firecrest.submitJob', { profile: PROFILE });
     assert.ok(ref?.jobId);
     const job = await client.waitForJob(t.system, ref.jobId, { overallTimeoutMs: 120_000 });

@@ -7,7 +7,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { target } from '../support/target';
-import { openWorkbench, runCommand, screenshot } from './support/workbench';
+import { openFile, openWorkbench, runCommand, screenshot } from './support/workbench';
 
 /** A small gradient as a PNG, drawn by the cell itself (no matplotlib needed). */
 const IMAGE_CELL = [
@@ -38,10 +38,7 @@ describe('Notebook on the cluster (UI)', () => {
     writeFileSync(file, notebook(['import socket, sys\nprint("Python", sys.version.split()[0], "on", socket.gethostname())', 'sum(i * i for i in range(1000))', IMAGE_CELL]));
     const page = await openWorkbench();
     try {
-      await page.keyboard.press('Escape');
-      await page.keyboard.press('Control+P');
-      await page.locator('.quick-input-widget input').fill(file);
-      await page.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'on-the-node.ipynb' }).first().click({ timeout: 30_000 });
+      await openFile(page, file);
       await page.locator('.notebook-editor').first().waitFor({ timeout: 30_000 });
       await runCommand(page, 'Notebook: Select Notebook Kernel');
       const rows = page.locator('.quick-input-list .monaco-list-row');

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { target } from '../support/target';
-import { openWorkbench, runCommand, screenshot } from './support/workbench';
+import { openFile, openWorkbench, runCommand, screenshot } from './support/workbench';
 
 describe('batch script checks', () => {
   it('shows an unknown partition with its quick fixes, and the fix corrects the script', async function () {
@@ -15,13 +15,7 @@ describe('batch script checks', () => {
     if (!workspace) return this.skip();
     writeFileSync(join(workspace, 'job.sbatch'), '#!/bin/bash\n#SBATCH --job-name=demo\n#SBATCH --partition=nosuch\n#SBATCH --time=00:30:00\n\nsrun hostname\n');
     const page = await openWorkbench();
-    await page.keyboard.press('Escape');
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor();
-    await input.fill('job.sbatch');
-    await page.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'job.sbatch' }).first().waitFor({ timeout: 15_000 });
-    await page.keyboard.press('Enter');
+    await openFile(page, join(workspace, 'job.sbatch'));
     const editor = page.locator('.editor-instance .monaco-editor').first();
     await editor.locator('.view-lines').filter({ hasText: '--partition=nosuch' }).waitFor({ timeout: 15_000 });
     // The live check arrives once the cache has the partitions (a background refresh).
@@ -62,13 +56,7 @@ describe('Where would it start (UI)', () => {
     writeFileSync(file, '#!/bin/bash\n#SBATCH --job-name=where\n#SBATCH --time=00:10:00\n\nsrun hostname\n');
     try {
       const page = await openWorkbench();
-      await page.keyboard.press('Escape');
-      await page.keyboard.press('Control+P');
-      const input = page.locator('.quick-input-widget input');
-      // Its full path: quick open shows the file at once, without waiting for the workspace's file search.
-      await input.fill(file);
-      await page.locator('.quick-input-list .monaco-list-row').filter({ hasText: 'where.sbatch' }).first().waitFor({ timeout: 30_000 });
-      await page.keyboard.press('Enter');
+      await openFile(page, file);
       await page.locator('.editor-instance .view-lines').filter({ hasText: '--job-name=where' }).first().waitFor({ timeout: 15_000 });
       await runCommand(page, 'FirecREST: Where Would This Script Start Soonest?');
       const rows = page.locator('.quick-input-list .monaco-list-row');
