@@ -100,11 +100,15 @@ describe('Transfer Centre', function () {
   });
 
   it('opens with a nonce-only CSP and the bundle as its only resources; the real webview says ready and draws', async () => {
-    await vscode.commands.executeCommand('firecrest.showTransfers');
-    panel = await waitFor('the transfers panel', async () => await vscode.commands.executeCommand<TransfersPanel | undefined>('firecrest.test.transfersPanel'));
-    // The page cannot have loaded yet: its first draw (from saved state), then ready, init and a draw.
-    await nextReceived(panel, (m): m is Extract<TransfersToHost, { type: 'ready' }> => m.type === 'ready');
-    await nextReceived(panel, (m): m is Rendered => m.type === 'rendered');
+    // The command answers with the panel it just made: the page cannot have loaded yet (its load
+    // takes messages with the workbench), so both waits are in place before its ready and its first
+    // draw. (Found by polling for the panel instead, which on a loaded machine slept past them: CI.)
+    panel = await vscode.commands.executeCommand<TransfersPanel>('firecrest.showTransfers');
+    assert.ok(panel && !panel.isReady, 'a new panel, not yet ready');
+    const ready = nextReceived(panel, (m): m is Extract<TransfersToHost, { type: 'ready' }> => m.type === 'ready');
+    const drawn = nextReceived(panel, (m): m is Rendered => m.type === 'rendered');
+    await ready;
+    await drawn;
     assert.ok(panel.isReady, 'ready handshake done');
     assert.equal(panel.panel.viewType, 'firecrest.transfers');
     const ext = vscode.extensions.getExtension('firecrest-community.firecrest-vscode')!.extensionUri.path;

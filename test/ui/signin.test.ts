@@ -33,7 +33,7 @@ describe('Sign in as a person (UI)', () => {
     if (!g.issuer || !alice?.totpSecret) this.skip();
     this.timeout(240_000);
     const page = await openWorkbench();
-    await runCommand(page, 'FirecREST: Add Connection');
+    await runCommand(page, 'FirecREST: Add Connection…');
     await answer(page, 1, PROFILE);
     await answer(page, 2, g.v2);
     await pick(page, 'auto');

@@ -65,7 +65,11 @@ export function statusBarItem(page: Page): Locator {
 export async function runCommand(page: Page, title: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   const input = page.locator('.quick-input-widget input');
-  const row = page.locator('.quick-input-list .monaco-list-row').filter({ hasText: title }).first();
+  // The row of exactly this command: the palette also offers longer titles that contain it
+  // ("FirecREST: Submit Job with Options…" for "FirecREST: Submit Job"), and lists the recently
+  // used first, so the first row is not always the one asked for (CI: Enter ran the longer one).
+  const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+  const row = page.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
   for (;;) {
     // Keys typed while a webview (the accounting panel) has the focus go to its frame, which passes
     // them on to the workbench only as it pleases: F1 can get lost (CI28). The workbench's own
@@ -83,7 +87,7 @@ export async function runCommand(page: Page, title: string, timeoutMs = 60_000):
     if (offered) break;
     if (Date.now() > deadline) throw new Error(`the command palette did not offer "${title}" within ${timeoutMs / 1000} s`);
   }
-  await page.keyboard.press('Enter');
+  await row.click();
 }
 
 /**
