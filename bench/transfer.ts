@@ -12,10 +12,13 @@
  * children bash waited for. The local gateway's is utime + stime of /proc/<pid>/stat (its pid is
  * found by its state dir) over the same window.
  * Run: `npm run bench:transfer` (starts the local gateway). BENCH_MIB / BENCH_PART_MIB / BENCH_PAR /
- * BENCH_ROUNDS; BENCH_DOWNLOAD=0 measures the upload only.
+ * BENCH_ROUNDS; BENCH_DOWNLOAD=0 measures the upload only. BENCH_PROFILE=<dir> writes a CPU profile of
+ * the client's main thread over each client download and upload (`download-1.cpuprofile`, …; open
+ * it in Chrome's DevTools or VS Code): what the thread that drives the sockets spends its time on.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { createReadStream, createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type Progress } from '../src/core/index';
@@ -108,6 +111,26 @@ async function withRss<T>(fn: () => Promise<T>): Promise<{ value: T; peakGrowth:
   }
 }
 
+const PROFILE_DIR = process.env.BENCH_PROFILE;
+
+/** Runs `fn` under the V8 CPU profiler when BENCH_PROFILE is set, writing `<name>.cpuprofile`. */
+async function profiled<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  if (!PROFILE_DIR) return fn();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  try {
+    return await fn();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(PROFILE_DIR, { recursive: true });
+    writeFileSync(join(PROFILE_DIR, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
 interface Mark { at: number; cpu: number; gw: number; gwMain: number }
 
 /** When each phase was first seen, with the client's and the gateway's CPU time then. */
@@ -158,7 +181,7 @@ async function main(): Promise<void> {
       const up = phases(gw);
       const t0 = performance.now();
       const cpu0 = selfCpu();
-      const { value, peakGrowth } = await withRss(() => c.transfers.upload(S, src, `${home}/up.bin`, { parallelism: PAR, onProgress: up.onProgress }));
+      const { value, peakGrowth } = await withRss(() => profiled(`upload-${ups.length + 1}`, () => c.transfers.upload(S, src, `${home}/up.bin`, { parallelism: PAR, onProgress: up.onProgress })));
       if (!value.verified) throw new Error(`upload not verified: ${value.note ?? ''}`);
       // From the first part byte to the completion call: the ticket request is not S3 traffic.
       const s3 = between(up.first, 'uploading', 'completing');
@@ -181,7 +204,7 @@ async function main(): Promise<void> {
       const down = phases(gw);
       const t1 = performance.now();
       const cpu0 = selfCpu();
-      const { value, peakGrowth } = await withRss(() => c.transfers.download(S, `${home}/up.bin`, join(local, 'down.bin'), { onProgress: down.onProgress }));
+      const { value, peakGrowth } = await withRss(() => profiled(`download-${downs.length + 1}`, () => c.transfers.download(S, `${home}/up.bin`, join(local, 'down.bin'), { onProgress: down.onProgress })));
       if (!value.verified || value.sha256 !== sha) throw new Error('download differs from the upload');
       rmSync(join(local, 'down.bin'));
       const s3 = between(down.first, 'downloading', 'verifying');

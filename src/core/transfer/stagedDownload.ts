@@ -1,16 +1,16 @@
 /**
  * The staged download (§4.3): request it, wait for the job that stages the file (its log checked),
- * then stream the presigned GET into `temp`, hashing on the way. A broken stream continues from
- * the byte that reached the disk (`Range: bytes=<n>-`). The caller renames `temp` into place.
+ * then stream the presigned GET into `temp` through a `FileSink` (large writes, hashed on the way
+ * from the same buffers). A broken stream continues from the byte that reached the disk
+ * (`Range: bytes=<n>-`). The caller renames `temp` into place.
  */
 import { createHash, type Hash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { CancelledError, isCancellation, messageOf } from '../errors';
 import { backoffMs } from '../http/retryAfter';
 import { sleep } from '../http/sleep';
+import { FileSink, type BufferHash } from './fileSink';
 import { ProgressMeter } from './progressMeter';
 import { S3Error } from './s3Http';
 import type { StagedTransferOptions } from './stagedTransfers';
@@ -18,13 +18,12 @@ import { isRetryable, type TransferDeps } from './transferDeps';
 import { WorkerHash } from './workerHash';
 
 /** A SHA-256 in progress: on a worker thread (the first pass) or inline (after a break). */
-interface Sha {
-  update(chunk: Uint8Array): void | Promise<void>;
+interface Sha extends BufferHash {
   digest(): string | Promise<string>;
   close?(): Promise<void>;
 }
 
-const inline = (h: Hash): Sha => ({ update: (c) => void h.update(c), digest: () => h.digest('hex') });
+const inline = (h: Hash): Sha => ({ update: (b, n) => (h.update(b.subarray(0, n)), b), digest: () => h.digest('hex') });
 
 /** The worker-thread hash, or inline when no worker can be started. */
 function fresh(logger: TransferDeps['logger']): Sha {
@@ -93,19 +92,32 @@ export async function stagedDownload(deps: TransferDeps, system: string, remoteP
       }
       if (r.total !== undefined) total = r.total;
       if (!meter) meter = new ProgressMeter(total ?? 0, undefined, o.onProgress, 'downloading');
+      const sink = await FileSink.open(temp, written, hash);
       const m = meter;
-      const h = hash;
-      const counter = new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          written += chunk.length;
-          m.add(chunk.length);
-          // The worker copies the chunk at once; waiting here only when it is far behind.
-          const wait = h.update(chunk);
-          if (wait) wait.then(() => done(null, chunk), done);
-          else done(null, chunk);
-        },
-      });
-      await pipeline(res.body, counter, createWriteStream(temp, written > 0 ? { flags: 'r+', start: written, highWaterMark: 4 << 20 } : { flags: 'w', highWaterMark: 4 << 20 }));
+      try {
+        // 'data' events hand over the socket's chunks as they are (an async iterator would join
+        // them into new buffers first); the body pauses while every buffer is busy.
+        await new Promise<void>((resolve, reject) => {
+          const body = res.body;
+          body.on('data', (chunk: Buffer) => {
+            written += chunk.length;
+            m.add(chunk.length);
+            const wait = sink.write(chunk);
+            if (wait) {
+              body.pause();
+              wait.then(() => body.resume(), (e: unknown) => body.destroy(e as Error));
+            }
+          });
+          body.once('end', resolve);
+          body.once('error', reject);
+          body.once('close', () => { if (!body.readableEnded) reject(new S3Error('download: the stream closed before its end', true)); });
+        });
+      } catch (e) {
+        // What was received reaches the disk: the next request continues after it.
+        await sink.abort();
+        throw e;
+      }
+      await sink.end();
       if (total !== undefined && written !== total) throw new S3Error(`download: the stream ended at byte ${written} of ${total}`, true);
       await deps.staging.finishDownload?.(ticket).catch((e: unknown) => logger.debug(`Dropping the staged copy of ${system}:${remotePath} failed: ${messageOf(e)}`));
       const sha256 = await hash.digest();

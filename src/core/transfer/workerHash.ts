@@ -1,10 +1,9 @@
 /**
- * SHA-256 on a worker thread: a download hands its chunks over (copied, a memcpy, and sent in
- * batches of 1 MiB: one message each way per batch, not per socket read) and keeps
- * writing while the other core hashes, instead of hashing inline on the thread that also drives
- * the sockets. Bounded: `update` resolves at once while less than `maxPending` bytes wait for the
- * worker, otherwise once the worker has caught up (the caller's stream then applies back-pressure).
- * The worker is inline code (no separate bundle file to ship).
+ * SHA-256 on a worker thread, fed large buffers that are handed over, not copied: `update(buf, n)`
+ * transfers `buf` to the worker, which hashes its first `n` bytes and hands it back (the promise
+ * resolves with it, for the caller to fill again). A download hashes the very buffers it wrote to
+ * the file, in order, while this thread keeps on the sockets and the disk. The worker is inline
+ * code (no separate bundle file to ship).
  */
 import { Worker } from 'node:worker_threads';
 
@@ -12,46 +11,29 @@ const WORKER = `
 const { parentPort } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
 let hash = createHash('sha256');
-let done = 0;
 parentPort.on('message', (m) => {
-  if (m === 'digest') { parentPort.postMessage({ digest: hash.digest('hex') }); hash = createHash('sha256'); done = 0; return; }
-  hash.update(m);
-  done += m.length;
-  parentPort.postMessage({ done });
+  if (m === 'digest') { parentPort.postMessage({ digest: hash.digest('hex') }); hash = createHash('sha256'); return; }
+  hash.update(m.buf.subarray(0, m.length));
+  parentPort.postMessage({ buf: m.buf }, [m.buf.buffer]);
 });
 `;
+
+type Waiter = { buffer: (b: Uint8Array) => void; digest: (hex: string) => void; reject: (e: Error) => void };
 
 /** A running SHA-256 whose work happens on a worker thread. */
 export class WorkerHash {
   private readonly worker: Worker;
-  private sent = 0;
-  private done = 0;
-  private waiting: (() => void) | undefined;
-  private digestWaiter: { resolve: (hex: string) => void; reject: (e: Error) => void } | undefined;
+  /** One per message sent, answered in order (the worker takes its messages one by one). */
+  private readonly waiters: Waiter[] = [];
   private failure: Error | undefined;
-  /** Bytes not yet posted, copied into one buffer of `batchBytes` (one message each way per batch). */
-  private batch: Uint8Array;
-  private used = 0;
 
-  constructor(
-    private readonly maxPending = 32 << 20,
-    private readonly batchBytes = 1 << 20,
-  ) {
-    this.batch = new Uint8Array(batchBytes);
+  constructor() {
     this.worker = new Worker(WORKER, { eval: true });
     this.worker.unref();
-    this.worker.on('message', (m: { done?: number; digest?: string }) => {
-      if (m.digest !== undefined) {
-        this.digestWaiter?.resolve(m.digest);
-        this.digestWaiter = undefined;
-        return;
-      }
-      this.done = m.done ?? this.done;
-      if (this.waiting && this.sent - this.done < this.maxPending) {
-        const w = this.waiting;
-        this.waiting = undefined;
-        w();
-      }
+    this.worker.on('message', (m: { buf?: Uint8Array; digest?: string }) => {
+      const w = this.waiters.shift();
+      if (m.digest !== undefined) w?.digest(m.digest);
+      else if (m.buf) w?.buffer(m.buf);
     });
     this.worker.on('error', (e) => this.fail(e));
     this.worker.on('exit', (code) => this.fail(new Error(`the hashing thread stopped (exit code ${code})`)));
@@ -59,60 +41,35 @@ export class WorkerHash {
 
   private fail(e: Error): void {
     this.failure ??= e;
-    this.digestWaiter?.reject(this.failure);
-    this.digestWaiter = undefined;
-    const w = this.waiting;
-    this.waiting = undefined;
-    w?.();
+    for (const w of this.waiters.splice(0)) w.reject(this.failure);
+  }
+
+  private send<T>(message: unknown, transfer: ArrayBuffer[], settle: (resolve: (v: T) => void) => Partial<Waiter>): Promise<T> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise<T>((resolve, reject) => {
+      this.waiters.push({ buffer: () => undefined, digest: () => undefined, ...settle(resolve), reject });
+      this.worker.postMessage(message, transfer);
+    });
   }
 
   /**
-   * Hands `chunk` to the worker (copied at once: the caller may reuse its buffer). Returns a promise
-   * only when too much is pending (then it resolves once the worker caught up).
+   * Hashes the first `length` bytes of `buf`, which belongs to the worker until the promise
+   * resolves with it (the same memory, handed back). A view over part of a larger buffer is copied.
    */
-  update(chunk: Uint8Array): void | Promise<void> {
-    this.check();
-    for (let at = 0; at < chunk.length;) {
-      const n = Math.min(chunk.length - at, this.batch.length - this.used);
-      this.batch.set(chunk.subarray(at, at + n), this.used);
-      this.used += n;
-      at += n;
-      if (this.used === this.batch.length) this.flush();
-    }
-    if (this.sent - this.done < this.maxPending) return undefined;
-    return new Promise<void>((r) => { this.waiting = r; }).then(() => this.check());
-  }
-
-  private flush(): void {
-    if (this.used === 0) return;
-    // Transferred, not cloned: the worker owns the batch from here.
-    const full = this.used === this.batch.length ? this.batch : this.batch.slice(0, this.used);
-    this.worker.postMessage(full, [full.buffer as ArrayBuffer]);
-    this.sent += this.used;
-    // (The transferred view reads as empty now: the size comes from the setting.)
-    this.batch = new Uint8Array(this.batchBytes);
-    this.used = 0;
-  }
-
-  private check(): void {
-    if (this.failure) throw this.failure;
+  update(buf: Uint8Array, length = buf.length): Promise<Uint8Array> {
+    const own = buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength && buf.buffer instanceof ArrayBuffer ? buf : new Uint8Array(buf);
+    return this.send<Uint8Array>({ buf: own, length }, [own.buffer as ArrayBuffer], (resolve) => ({ buffer: resolve }));
   }
 
   /** The hex digest of everything updated so far (the hash then starts afresh). */
   digest(): Promise<string> {
-    if (this.failure) return Promise.reject(this.failure);
-    this.flush();
-    return new Promise((resolve, reject) => {
-      this.digestWaiter = { resolve, reject };
-      this.worker.postMessage('digest');
-      this.sent = 0;
-      this.done = 0;
-    });
+    return this.send<string>('digest', [], (resolve) => ({ digest: resolve }));
   }
 
   /** Stops the worker. Safe to call twice. */
   async close(): Promise<void> {
     this.worker.removeAllListeners('exit');
+    this.fail(new Error('the hashing thread was closed'));
     await this.worker.terminate();
   }
 }
