@@ -69,3 +69,11 @@ export const workspace = {
   getConfiguration: (_section?: string) => ({ get: <T>(_key: string): T | undefined => undefined }),
   onDidChangeConfiguration: (_listener: (e: { affectsConfiguration(s: string): boolean }) => unknown): Disposable => new Disposable(() => undefined),
 };
+
+/** Messages in English, `{0}` filled in, as VS Code does without a language pack. */
+export const l10n = {
+  t: (message: string, ...args: unknown[]): string => message.replace(/\{(\d+)\}/g, (m, i: string) => (Number(i) < args.length ? String(args[Number(i)]) : m)),
+};
+
+/** Only for `instanceof` checks: no bench code makes one. */
+export class Uri {}
