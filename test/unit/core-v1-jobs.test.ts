@@ -190,6 +190,18 @@ void describe('v1 recent jobs', () => {
     assert.equal(facts.complete('other', job('7', 'COMPLETED', true)).workingDirectory, undefined, 'per system');
   });
 
+  void it('keeps the partition and account of a job that accounting has not recorded yet (sacct: allocation, no partition; real v1)', () => {
+    const facts = new JobFacts();
+    facts.remember('s', '7', { name: 'mine', partition: 'debug', account: 'proj' });
+    const early = facts.complete('s', job('7', 'COMPLETED', true, { name: 'allocation', partition: undefined, account: undefined }));
+    assert.deepEqual([early.name, early.partition, early.account], ['mine', 'debug', 'proj']);
+    // What a later record says wins over what was remembered.
+    const later = facts.complete('s', job('7', 'COMPLETED', true, { name: 'mine', partition: 'long', account: 'other' }));
+    assert.deepEqual([later.partition, later.account], ['long', 'other']);
+    assert.equal(facts.complete('s', job('7', 'COMPLETED', true, { partition: undefined })).partition, 'long', 'and is remembered in turn');
+    assert.equal(facts.complete('t', job('7', 'COMPLETED', true, { partition: undefined })).partition, undefined, 'per system');
+  });
+
   void it('keeps where a submitted job writes through an accounting answer of thousands of named jobs (CI: 6,000 jobs in the window)', () => {
     const facts = new JobFacts();
     facts.remember('s', '7', { workingDirectory: '/home/a/run', name: 'mine' });

@@ -135,9 +135,13 @@ export class ComputeRoutes {
     const id = done?.jobid;
     if (typeof id !== 'string' || !id) throw new FirecrestError(`The job was not submitted: ${JSON.stringify(data)}`);
     const workingDirectory = job.script !== undefined ? job.workingDirectory : job.scriptPath && posix.dirname(job.scriptPath);
-    // sbatch names a job after its script file unless the script says otherwise.
-    const name = job.name ?? (job.script !== undefined ? parseSbatchScript(job.script).last('job-name')?.value ?? 'script.batch' : undefined);
-    this.facts.remember(machine, id, { workingDirectory, name, stdoutPath: knownPath(done.job_file_out), stderrPath: knownPath(done.job_file_err) });
+    // What the submission fixes: the overrides, else the script's own directives. sbatch names a
+    // job after its script file unless the script says otherwise.
+    const fixed = job.script !== undefined ? parseSbatchScript(job.script) : undefined;
+    const name = job.name ?? (fixed ? fixed.last('job-name')?.value ?? 'script.batch' : undefined);
+    const partition = job.partition ?? fixed?.last('partition')?.value;
+    const account = job.account ?? fixed?.last('account')?.value;
+    this.facts.remember(machine, id, { workingDirectory, name, partition, account, stdoutPath: knownPath(done.job_file_out), stderrPath: knownPath(done.job_file_err) });
     return id;
   }
 
