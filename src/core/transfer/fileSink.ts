@@ -128,8 +128,8 @@ export class FileSink {
     const position = this.position;
     this.position += length;
     const before = this.tail;
-    // One write at a time, as a stream would: parallel writes into a page cache that is full of
-    // dirty pages made each writer reclaim memory itself, which cost far more CPU than the copies.
+    // One write at a time, in file order, as a stream writes: the file grows without holes, and
+    // after a break it holds exactly the bytes received.
     const written = this.lastWrite.then(() => this.file.write(buf, 0, length, position));
     this.lastWrite = written.then(() => undefined, () => undefined);
     const done = Promise.all([written, before])
