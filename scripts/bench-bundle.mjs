@@ -10,7 +10,7 @@
 // xz, python3 (the notebook bench); pyfirecrest and the VS Code benches are not bundled.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 
@@ -22,7 +22,7 @@ const opt = (name, dflt) => { const i = argv.indexOf(name); return i >= 0 ? argv
 const BENCHES = { gateway: [], client: [], jobs: [], fs: ['--expose-gc'], transfer: ['--expose-gc'], search: [], sync: [], facts: [], notebook: [] };
 const chosen = (opt('--benches') ?? Object.keys(BENCHES).join(',')).split(',').filter(Boolean);
 for (const b of chosen) if (!(b in BENCHES)) throw new Error(`bench:bundle: no bench "${b}" to bundle (one of ${Object.keys(BENCHES).join(', ')})`);
-const out = join(process.cwd(), opt('--out', join(relative(process.cwd(), root) || '.', 'bench-bundle')));
+const out = resolve(opt('--out', join(root, 'bench-bundle')));
 
 const started = performance.now();
 const build = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit', cwd: root });

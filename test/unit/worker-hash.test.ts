@@ -115,5 +115,9 @@ void describe('FileSink', () => {
     const hash: BufferHash = { update: (b) => b };
     const sink = await FileSink.open('/dev/full', 0, hash, { bufferBytes: 64 << 10 });
     await assert.rejects(async () => { await sink.write(randomBytes(200_000)); await sink.end(); }, /ENOSPC/);
+    // After a broken stream too: the disk's refusal, not a retry from a file with a hole.
+    const broken = await FileSink.open('/dev/full', 0, hash, { bufferBytes: 64 << 10 });
+    await broken.write(randomBytes(100_000));
+    await assert.rejects(broken.abort(), /ENOSPC/);
   });
 });

@@ -23,10 +23,10 @@ export class FileSink {
   private allocated = 0;
   /** File offset where the current buffer's bytes go. */
   private position: number;
-  /** The last buffer's write-then-hash: each hash waits for the one before (file order). */
+  /** The last buffer's write-then-hash: each waits for the one before, so this settles last. */
   private tail: Promise<void> = Promise.resolve();
+  /** The last write: writes go one at a time, in file order. */
   private lastWrite: Promise<void> = Promise.resolve();
-  private readonly pending = new Set<Promise<void>>();
   private failure: Error | undefined;
   private room: (() => void) | undefined;
 
@@ -69,7 +69,7 @@ export class FileSink {
     try {
       this.check();
       this.submit();
-      await this.settled();
+      await this.tail;
       this.check();
     } finally {
       await this.file.close().catch(() => undefined);
@@ -77,15 +77,16 @@ export class FileSink {
   }
 
   /**
-   * After a broken stream: writes what was received (hashing nothing more) and closes the file, so
-   * that the file holds every byte received, in order, and a new request continues after them.
+   * After a broken stream: writes what was received (after the writes before it) and closes the
+   * file, so that it holds every byte received, in order, and a new request continues after them.
+   * A write the disk refused is thrown (the download cannot continue).
    */
   async abort(): Promise<void> {
     try {
-      const last = this.current;
-      if (last && this.used > 0 && !this.failure) await this.file.write(last, 0, this.used, this.position).catch((e: unknown) => { this.failure ??= asError(e); });
+      if (this.current && this.used > 0 && !this.failure) await this.writeAt(this.current, this.used, this.position).catch((e: unknown) => { this.failure ??= asError(e); });
       this.current = undefined;
-      await this.settled();
+      await this.tail;
+      this.check();
     } finally {
       await this.file.close().catch(() => undefined);
     }
@@ -128,22 +129,19 @@ export class FileSink {
     const position = this.position;
     this.position += length;
     const before = this.tail;
-    // One write at a time, in file order, as a stream writes: the file grows without holes, and
-    // after a break it holds exactly the bytes received.
-    const written = this.lastWrite.then(() => this.file.write(buf, 0, length, position));
-    this.lastWrite = written.then(() => undefined, () => undefined);
-    const done = Promise.all([written, before])
+    const written = this.writeAt(buf, length, position);
+    this.tail = Promise.all([written, before])
       .then(async () => this.release(await this.hash.update(buf, length)))
       .catch((e: unknown) => {
         this.failure ??= asError(e);
         this.release(undefined);
       });
-    this.tail = done;
-    this.pending.add(done);
-    void done.finally(() => this.pending.delete(done));
   }
 
-  private async settled(): Promise<void> {
-    while (this.pending.size) await Promise.all([...this.pending]);
+  /** One write at a time, in file order, as a stream writes: the file grows without holes. */
+  private writeAt(buf: Uint8Array, length: number, position: number): Promise<unknown> {
+    const written = this.lastWrite.then(() => this.file.write(buf, 0, length, position));
+    this.lastWrite = written.then(() => undefined, () => undefined);
+    return written;
   }
 }

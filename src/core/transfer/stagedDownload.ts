@@ -7,6 +7,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import { CancelledError, isCancellation, messageOf } from '../errors';
 import { backoffMs } from '../http/retryAfter';
 import { sleep } from '../http/sleep';
@@ -53,6 +54,33 @@ function sizes(status: number, headers: Record<string, string | string[] | undef
   return { start: 0, total: Number.isFinite(len) ? len : undefined };
 }
 
+/**
+ * Copies `body` into `sink` until its end. 'data' events hand over the socket's chunks as they
+ * are (an async iterator would join them into new buffers first); the body pauses while every
+ * buffer of the sink is busy, and stops with the disk's error when it refused a write.
+ */
+function receive(body: Readable, sink: FileSink, counted: (bytes: number) => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    body.on('data', (chunk: Buffer) => {
+      counted(chunk.length);
+      let wait: void | Promise<void>;
+      try {
+        wait = sink.write(chunk);
+      } catch (e) {
+        body.destroy(e as Error);
+        return;
+      }
+      if (wait) {
+        body.pause();
+        wait.then(() => body.resume(), (e: unknown) => body.destroy(e as Error));
+      }
+    });
+    body.once('end', resolve);
+    body.once('error', reject);
+    body.once('close', () => { if (!body.readableEnded) reject(new S3Error('download: the stream closed before its end', true)); });
+  });
+}
+
 /** Downloads `remotePath` into `temp` (created or overwritten); resolves its size and SHA-256. */
 export async function stagedDownload(deps: TransferDeps, system: string, remotePath: string, temp: string, o: StagedTransferOptions): Promise<{ bytes: number; sha256: string }> {
   const { api, s3, logger } = deps;
@@ -95,23 +123,7 @@ export async function stagedDownload(deps: TransferDeps, system: string, remoteP
       const sink = await FileSink.open(temp, written, hash);
       const m = meter;
       try {
-        // 'data' events hand over the socket's chunks as they are (an async iterator would join
-        // them into new buffers first); the body pauses while every buffer is busy.
-        await new Promise<void>((resolve, reject) => {
-          const body = res.body;
-          body.on('data', (chunk: Buffer) => {
-            written += chunk.length;
-            m.add(chunk.length);
-            const wait = sink.write(chunk);
-            if (wait) {
-              body.pause();
-              wait.then(() => body.resume(), (e: unknown) => body.destroy(e as Error));
-            }
-          });
-          body.once('end', resolve);
-          body.once('error', reject);
-          body.once('close', () => { if (!body.readableEnded) reject(new S3Error('download: the stream closed before its end', true)); });
-        });
+        await receive(res.body, sink, (n) => { written += n; m.add(n); });
       } catch (e) {
         // What was received reaches the disk: the next request continues after it.
         await sink.abort();
