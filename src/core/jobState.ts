@@ -16,8 +16,29 @@ function parts(state: string): string[] {
  * `CONFIGURING`; here only a bare `F` counts.
  */
 export function isFinalState(state: string): boolean {
-  const ps = parts(state);
-  return ps.length > 0 && ps.every((p) => p === 'F' || FINAL_MARKERS.some((m) => p.includes(m)));
+  return remembered(state).final;
+}
+
+/** What a state string says, worked out once per string: a listing repeats a handful of them. */
+interface StateFacts {
+  final: boolean;
+  /** The class, except for PBS's finished `F`, whose class follows the exit code. */
+  cls: JobStateClass | 'F';
+}
+
+const known = new Map<string, StateFacts>();
+/** States are the server's text: the memory holds this many, then starts again. */
+const KNOWN_MAX = 256;
+
+function remembered(state: string): StateFacts {
+  let f = known.get(state);
+  if (!f) {
+    const ps = parts(state);
+    f = { final: ps.length > 0 && ps.every((p) => p === 'F' || FINAL_MARKERS.some((m) => p.includes(m))), cls: classOf(ps[0] ?? '') };
+    if (known.size >= KNOWN_MAX) known.clear();
+    known.set(state, f);
+  }
+  return f;
 }
 
 const CLASSES: [JobStateClass, string[]][] = [
@@ -32,18 +53,24 @@ const PBS_LETTERS: Record<string, JobStateClass> = { Q: 'pending', H: 'pending',
 
 /** Coarse class of a state; a finished PBS job (`F`) is `completed` or `failed` by its exit code. */
 export function classifyState(state: string, exitCode?: number): JobStateClass {
-  const first = parts(state)[0] ?? '';
-  if (first === 'F') return exitCode !== undefined && exitCode !== 0 ? 'failed' : 'completed';
-  if (PBS_LETTERS[first]) return PBS_LETTERS[first];
+  const cls = remembered(state).cls;
+  if (cls === 'F') return exitCode !== undefined && exitCode !== 0 ? 'failed' : 'completed';
+  return cls;
+}
+
+function classOf(first: string): JobStateClass | 'F' {
+  if (first === 'F') return 'F';
+  if (Object.hasOwn(PBS_LETTERS, first)) return PBS_LETTERS[first];
   for (const [cls, markers] of CLASSES) if (markers.some((m) => first.includes(m))) return cls;
   return 'other';
 }
 
 /**
- * The start time as the APIs report it: for a pending job, Slurm's estimate of when it will
- * start (not a start), as `expectedStartTime`; for any other job, when it started.
+ * The start time as the APIs report it, set on `job`: for a pending job, Slurm's estimate of when
+ * it will start (not a start), as `expectedStartTime`; for any other job, when it started.
  */
-export function startTimes(stateClass: JobStateClass, reported: number | undefined): { startTime?: number; expectedStartTime?: number } {
-  if (reported === undefined) return {};
-  return stateClass === 'pending' ? { expectedStartTime: reported } : { startTime: reported };
+export function setStartTime(job: { stateClass: JobStateClass; startTime?: number; expectedStartTime?: number }, reported: number | undefined): void {
+  if (reported === undefined) return;
+  if (job.stateClass === 'pending') job.expectedStartTime = reported;
+  else job.startTime = reported;
 }

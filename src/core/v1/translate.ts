@@ -1,5 +1,5 @@
 /** Pure translations of v1 compute task `data` (§2.7.4) into the domain model. */
-import { classifyState, isFinalState, startTimes } from '../jobState';
+import { classifyState, isFinalState, setStartTime } from '../jobState';
 import { withArray } from '../jobArrays';
 import type { ComputeNode, Job, Partition, Reservation } from '../model';
 
@@ -62,7 +62,7 @@ function base(r: Record<string, unknown>, state: string, exitCode?: number): Job
 export function queueJob(r: Record<string, unknown>): Job {
   const j = base(r, s(r.state));
   j.elapsedSeconds = slurmDuration(r.start_time);
-  Object.assign(j, startTimes(j.stateClass, slurmTime(r.time)));
+  setStartTime(j, slurmTime(r.time));
   j.stdoutPath = str(r.job_file_out) && !/-not-found$/.test(String(r.job_file_out)) ? String(r.job_file_out) : undefined;
   j.stderrPath = str(r.job_file_err) && !/-not-found$/.test(String(r.job_file_err)) ? String(r.job_file_err) : undefined;
   return j;
@@ -73,7 +73,7 @@ export function acctJob(r: Record<string, unknown>): Job {
   const m = /^(\d+):(\d+)$/.exec(s(r.exit_code));
   const j = base(r, s(r.state), m ? Number(m[1]) : undefined);
   j.signal = m && Number(m[2]) > 0 ? Number(m[2]) : undefined;
-  Object.assign(j, startTimes(j.stateClass, slurmTime(r.start_time)));
+  setStartTime(j, slurmTime(r.start_time));
   j.endTime = slurmTime(r.termination_time);
   j.elapsedSeconds = slurmDuration(r.elapsed_time);
   return j;

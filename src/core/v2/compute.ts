@@ -5,9 +5,9 @@ import { arrayInfo, foldArrayTwins, pickJob } from '../jobArrays';
 import { checkDependency, withDirectives } from '../jobScript';
 import type { ApiHttp } from '../http/apiHttp';
 import type { Job, JobMetadata, JobSubmission } from '../model';
+import { parseJobs } from './jobEntries';
 import { parseBody } from './parse';
-import { toJob } from './translate';
-import { JobsW, MetadataW, SubmitW } from './wire';
+import { MetadataW, SubmitW } from './wire';
 
 const JOBS = '/compute/{system}/jobs';
 /** How long a submission may wait for its answer unless the caller says otherwise. */
@@ -54,13 +54,13 @@ export class ComputeRoutes {
   async jobs(system: string, o: JobListOptions = {}): Promise<Job[]> {
     const query = { allusers: !!o.allUsers, account: o.account ?? '', name: o.name, time_window: o.timeWindow };
     const res = await this.http.request({ method: 'GET', route: JOBS, params: { system }, query, expect: [200], listing: true, call: o });
-    return foldArrayTwins((parseBody(JobsW, res, `GET ${JOBS}`).jobs ?? []).map(toJob));
+    return foldArrayTwins(parseJobs(res, `GET ${JOBS}`));
   }
 
   /** Every row the server gives for an id (an array's id: all its tasks, in both their forms). */
   async jobRows(system: string, jobId: string, call?: CallOptions): Promise<Job[]> {
     const res = await this.http.request({ method: 'GET', route: JOB, params: { system, jobId }, expect: [200], call });
-    return (parseBody(JobsW, res, `GET ${JOB}`).jobs ?? []).map(toJob);
+    return parseJobs(res, `GET ${JOB}`);
   }
 
   /**

@@ -1,7 +1,7 @@
 /** Pure translations of validated v2 wire objects into the domain model. */
 import { decodeCEscapes } from '../entryNames';
-import { classifyState, isFinalState, startTimes } from '../jobState';
-import { withArray } from '../jobArrays';
+import { classifyState, isFinalState, setStartTime } from '../jobState';
+import { arrayInfo } from '../jobArrays';
 import type { FileEntry, FileKind, Health, HealthStatus, Job, Partition, ServiceHealth, System } from '../model';
 import type { FileWire, JobWire, PartitionWire, SystemWire } from './wire';
 
@@ -73,23 +73,24 @@ function positive(n: number | null | undefined): number | undefined {
 
 /** A v2 job record; state lists are joined with `,` as the official client does. */
 export function toJob(j: JobWire): Job {
-  const state = Array.isArray(j.status.state) ? j.status.state.join(',') : j.status.state;
-  const exitCode = j.status.exitCode ?? undefined;
-  const t = j.time ?? {};
+  const status = j.status;
+  const state = Array.isArray(status.state) ? status.state.join(',') : status.state;
+  const exitCode = status.exitCode ?? undefined;
+  const t = j.time;
   const stateClass = classifyState(state, exitCode);
-  return {
+  // One literal of fixed shape (no spreads): a listing builds thousands of these.
+  const job: Job = {
     id: j.jobId,
     name: j.name ?? '',
     state,
     stateClass,
     isFinal: isFinalState(state),
-    reason: j.status.stateReason && j.status.stateReason !== 'None' ? j.status.stateReason : undefined,
+    reason: status.stateReason && status.stateReason !== 'None' ? status.stateReason : undefined,
     exitCode,
-    signal: j.status.interruptSignal ?? undefined,
-    ...startTimes(stateClass, positive(t.start)),
-    endTime: positive(t.end),
-    elapsedSeconds: t.elapsed ?? undefined,
-    timeLimitSeconds: positive(t.limit),
+    signal: status.interruptSignal ?? undefined,
+    endTime: positive(t?.end),
+    elapsedSeconds: t?.elapsed ?? undefined,
+    timeLimitSeconds: positive(t?.limit),
     partition: j.partition ?? undefined,
     account: j.account ?? undefined,
     user: j.user ?? undefined,
@@ -99,8 +100,12 @@ export function toJob(j: JobWire): Job {
     cluster: j.cluster ?? undefined,
     workingDirectory: j.workingDirectory ?? undefined,
     priority: j.priority ?? undefined,
-    ...withArray(j.jobId),
   };
+  setStartTime(job, positive(t?.start));
+  // Only an id with `_` can name an array's task.
+  const array = j.jobId.includes('_') ? arrayInfo(j.jobId) : undefined;
+  if (array) job.array = array;
+  return job;
 }
 
 /**
