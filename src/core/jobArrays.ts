@@ -101,15 +101,21 @@ export function foldArrayTwins(jobs: Job[]): Job[] {
   // Twins by name, user, partition and start (one key per row, computed once).
   const key = (j: Job): string => `${j.name}\0${j.user ?? ''}\0${j.partition ?? ''}\0${j.startTime ?? ''}`;
   const twins = new Map<string, Job[]>();
+  // The twins' start times: a task that started at none of them has no twin, and its key (a new
+  // string to hash) is never made.
+  const starts = new Set<number | undefined>();
   for (const j of jobs) {
     if (j.array || !/^\d+$/.test(j.id)) continue;
     if (withPending.has(j.id) && j.stateClass === 'pending') drop.add(j);
-    else push(twins, key(j), j);
+    else {
+      push(twins, key(j), j);
+      starts.add(j.startTime);
+    }
   }
   if (twins.size) {
     const tasks = new Map<string, Job[]>();
     for (const j of jobs) {
-      if (j.array?.taskId === undefined) continue;
+      if (j.array?.taskId === undefined || !starts.has(j.startTime)) continue;
       const k = key(j);
       if (twins.has(k)) push(tasks, k, j);
     }
@@ -156,19 +162,23 @@ class TaskQueue {
   /** The group's arrays by id, each with its tasks in queue order and a cursor past those taken. */
   private readonly arrays: Lane[];
   private readonly byId = new Map<string, Lane>();
-  private readonly position = new Map<Job, number>();
-  /** The arrays a twin may take from, as [position of the first free task when placed, lane]. */
-  private readonly heap: [number, Lane][] = [];
+  /**
+   * The arrays a twin may take from, by the queue position of their first free task when placed
+   * (`Lane.placedAt`). A lane is in it at most once: it is placed when opened, and again only
+   * after it was popped.
+   */
+  private readonly heap: Lane[] = [];
   private opened = 0;
 
   constructor(queue: Job[]) {
-    queue.forEach((task, i) => {
-      this.position.set(task, i);
+    for (let i = 0; i < queue.length; i++) {
+      const task = queue[i];
       const id = task.array!.jobId;
       let lane = this.byId.get(id);
-      if (!lane) this.byId.set(id, (lane = { id: Number(id), tasks: [], next: 0 }));
+      if (!lane) this.byId.set(id, (lane = { id: Number(id), tasks: [], positions: [], next: 0, placedAt: 0 }));
       lane.tasks.push(task);
-    });
+      lane.positions.push(i);
+    }
     this.arrays = [...this.byId.values()].sort((a, b) => a.id - b.id);
   }
 
@@ -182,10 +192,10 @@ class TaskQueue {
     const limit = Number(twin.id);
     while (this.opened < this.arrays.length && this.arrays[this.opened].id <= limit) this.place(this.arrays[this.opened++]);
     while (this.heap.length) {
-      const [at, lane] = this.pop();
+      const lane = this.pop();
       const head = this.head(lane);
       if (head === undefined) continue;
-      if (head !== at) {
+      if (head !== lane.placedAt) {
         // Its first free task moved on meanwhile (taken by an array's own id): placed again.
         this.place(lane);
         continue;
@@ -206,24 +216,24 @@ class TaskQueue {
   /** The queue position of the lane's first free task (moving its cursor past taken ones). */
   private head(lane: Lane): number | undefined {
     while (lane.next < lane.tasks.length && lane.tasks[lane.next].ownId !== undefined) lane.next++;
-    const task = lane.tasks[lane.next];
-    return task === undefined ? undefined : this.position.get(task);
+    return lane.positions[lane.next];
   }
 
   private place(lane: Lane): void {
     const at = this.head(lane);
     if (at === undefined) return;
+    lane.placedAt = at;
     const h = this.heap;
-    h.push([at, lane]);
+    h.push(lane);
     for (let c = h.length - 1; c > 0;) {
       const p = (c - 1) >> 1;
-      if (h[p][0] <= h[c][0]) break;
+      if (h[p].placedAt <= h[c].placedAt) break;
       [h[p], h[c]] = [h[c], h[p]];
       c = p;
     }
   }
 
-  private pop(): [number, Lane] {
+  private pop(): Lane {
     const h = this.heap;
     const top = h[0];
     const last = h.pop()!;
@@ -233,8 +243,8 @@ class TaskQueue {
         const l = 2 * p + 1;
         const r = l + 1;
         let m = p;
-        if (l < h.length && h[l][0] < h[m][0]) m = l;
-        if (r < h.length && h[r][0] < h[m][0]) m = r;
+        if (l < h.length && h[l].placedAt < h[m].placedAt) m = l;
+        if (r < h.length && h[r].placedAt < h[m].placedAt) m = r;
         if (m === p) break;
         [h[p], h[m]] = [h[m], h[p]];
         p = m;
@@ -247,7 +257,11 @@ class TaskQueue {
 interface Lane {
   id: number;
   tasks: Job[];
+  /** Each task's position in the group's queue. */
+  positions: number[];
   next: number;
+  /** The position of its first free task when last placed in the heap. */
+  placedAt: number;
 }
 
 /** The twin's id onto its task, and its state when it is further along. */
