@@ -161,6 +161,29 @@ export function agentToolSuite(api: 'v2' | 'v1'): void {
       assert.match(await ok('firecrest_cancel_job', { jobId: id }), /has already ended \(CANCELLED/);
     });
 
+    void it('a confirmation shows the whole script it submits, and names that cannot restyle it', async () => {
+      const body = Array.from({ length: 150 }, (_, i) => `echo step ${i}`).join('\n');
+      writeFileSync(join(local, 'long*name_.sbatch'), `#!/bin/bash\n#SBATCH --time=00:01:00\n${body}\nrm -f ${dir}/the-last-line\n`);
+      const confirmation = await confirmationOf(toolNamed('firecrest_submit_job')!, { localPath: 'long*name_.sbatch', workingDirectory: dir }, ctx);
+      assert.ok(confirmation);
+      // What runs is what the user saw: the 153rd line too, and no "more lines".
+      assert.ok(confirmation.message.includes(`rm -f ${dir}/the-last-line\n`), confirmation.message.slice(-300));
+      assert.doesNotMatch(confirmation.message, /more lines/);
+      assert.match(confirmation.message, /\*\*long\\\*name\\_\.sbatch\*\*/);
+      const write = await confirmationOf(toolNamed('firecrest_write_file')!, { path: `${dir}/x*y_.txt`, content: Array.from({ length: 200 }, () => 'a').join('\n') }, ctx);
+      assert.ok(write?.message.includes(`${dir}/x\\*y\\_.txt`), write?.message.slice(0, 200));
+      assert.match(write?.message ?? '', /\(120 more lines\)/);
+      assert.deepEqual((await c.jobs(S)).filter((j) => j.name.startsWith('long')), [], 'nothing submitted');
+      // An array's id cancels every task: its confirmation says so.
+      const array = await c.submitJob(S, { script: '#!/bin/bash\n#SBATCH --array=0-2\n#SBATCH --time=00:05:00\nsleep 300\n', workingDirectory: dir, name: 'agent-array' });
+      try {
+        const cancel = await confirmationOf(toolNamed('firecrest_cancel_job')!, { jobId: array }, ctx);
+        assert.match(cancel?.message ?? '', /every one of its 3 tasks/);
+      } finally {
+        await c.cancelJob(S, array);
+      }
+    });
+
     void it('searches a folder on the cluster (the Search on Cluster job, with its cap)', async () => {
       await c.uploadSmall(S, dir, 'train.py', enc('import os\nCHECKPOINT_DIR = "/scratch/ckpt"\nsave(CHECKPOINT_DIR)\n'));
       const text = await ok('firecrest_search', { folder: dir, pattern: 'CHECKPOINT_DIR', include: ['*.py'] });

@@ -18,6 +18,16 @@ export function cell(v: string | number | boolean | undefined | null): string {
   return s.length > MAX_CELL ? `${s.slice(0, MAX_CELL - 1)}…` : s || '-';
 }
 
+/**
+ * A name or path (the model's input, the cluster's text) as plain text inside a line of a
+ * confirmation's Markdown: on one line, with every mark that means something inside a line
+ * escaped (emphasis, code, links, HTML, entities), so that it cannot hide or restyle what follows.
+ */
+export function md(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are what must not reach the dialog
+  return text.replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/[\\`*_[\]<>~|&]/g, '\\$&');
+}
+
 /** A Markdown table; rows beyond `max` are left out and counted. */
 export function table(head: string[], rows: (string | number | boolean | undefined | null)[][], max = 200): string {
   const shown = rows.slice(0, max);

@@ -10,11 +10,12 @@ import type { FirecrestClient } from '../client';
 import { InvalidInputError, NotFoundError } from '../errors';
 import { parseSbatchScript } from '../sbatch/parser';
 import { liveChecks } from '../sbatch/liveChecks';
+import { md } from './format';
 import { homeFolder, jobIdText, target, where } from './run';
 import type { ToolContext, ToolDefinition } from './types';
 
 const absolutePath = z.string().regex(/^\//, 'an absolute path, starting with /');
-/** The most script lines a confirmation shows. */
+/** The most lines of a file's new text a write confirmation shows (a script to submit is shown whole). */
 const SHOWN_LINES = 80;
 /** The most a write_file call carries. */
 const MAX_WRITE_BYTES = 1024 * 1024;
@@ -71,11 +72,12 @@ async function prepareSubmit(input: SubmitInput, ctx: ToolContext): Promise<Prep
   return { client, system, text, source, workingDirectory, partition: chosen ?? (fallback ? `the scheduler's default (${fallback})` : 'the scheduler\'s default') };
 }
 
-function fenced(text: string): string {
+/** `text` in a code block no line of it can close; at most `maxLines` of it, the rest counted. */
+function fenced(text: string, maxLines = Infinity): string {
   const lines = text.split('\n');
-  const shown = lines.slice(0, SHOWN_LINES).join('\n');
+  const shown = lines.slice(0, maxLines).join('\n');
   const fence = '`'.repeat(Math.max(3, ...[...text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
-  return `${fence}bash\n${shown}\n${fence}${lines.length > SHOWN_LINES ? `\n(${lines.length - SHOWN_LINES} more lines)` : ''}`;
+  return `${fence}bash\n${shown}\n${fence}${lines.length > maxLines ? `\n(${lines.length - maxLines} more lines)` : ''}`;
 }
 
 export const submitJobTool: ToolDefinition<typeof submitInput> = {
@@ -89,7 +91,8 @@ export const submitJobTool: ToolDefinition<typeof submitInput> = {
     const account = input.account ?? parseSbatchScript(p.text).last('account')?.value ?? 'your default';
     return {
       title: `Submit a job to ${p.system}`,
-      message: [`Submit **${p.source}** to **${p.system}**, partition **${p.partition}**, account ${account}, in \`${p.workingDirectory}\`:`, '', fenced(p.text)].join('\n'),
+      // The whole script, whatever its length: what runs is what the user saw.
+      message: [`Submit **${md(p.source)}** to **${md(p.system)}**, partition **${md(p.partition)}**, account ${md(account)}, in ${md(p.workingDirectory)}:`, '', fenced(p.text)].join('\n'),
     };
   },
   async run(input, ctx) {
@@ -113,7 +116,8 @@ export const cancelJobTool: ToolDefinition<typeof cancelInput> = {
   async confirm(input, ctx) {
     const { client, system } = await target(ctx, input);
     const j = await client.job(system, input.jobId, { signal: ctx.signal });
-    return { title: `Cancel job ${j.id} on ${system}`, message: `Cancel job **${j.id}** (${j.name}), now **${j.state}** on **${system}**${j.partition ? `, partition ${j.partition}` : ''}?` };
+    const every = j.array && j.array.jobId === j.id ? ` It is an array: **every one of its ${j.array.count} tasks** is cancelled.` : '';
+    return { title: `Cancel job ${j.id} on ${system}`, message: `Cancel job **${md(j.id)}** (${md(j.name)}), now **${md(j.state)}** on **${md(system)}**${j.partition ? `, partition ${md(j.partition)}` : ''}?${every}` };
   },
   async run(input, ctx) {
     const { client, system } = await target(ctx, input);
@@ -147,7 +151,7 @@ export const uploadFileTool: ToolDefinition<typeof uploadInput> = {
     const { client, system } = await target(ctx, input);
     const local = await ctx.readLocal(input.localPath);
     const exists = await refuseOverwrite(client, system, input.remotePath, input.overwrite, ctx.signal);
-    return { title: `Upload to ${system}`, message: `Upload **${local.shownAs}** (${local.data.byteLength} bytes) to **${system}:${input.remotePath}**${exists ? ', replacing the file there' : ''}?` };
+    return { title: `Upload to ${system}`, message: `Upload **${md(local.shownAs)}** (${local.data.byteLength} bytes) to **${md(`${system}:${input.remotePath}`)}**${exists ? ', replacing the file there' : ''}?` };
   },
   async run(input, ctx) {
     const { client, system } = await target(ctx, input);
@@ -174,7 +178,7 @@ export const writeFileTool: ToolDefinition<typeof writeInput> = {
   async confirm(input, ctx) {
     const { client, system } = await target(ctx, input);
     const exists = await refuseOverwrite(client, system, input.path, input.overwrite, ctx.signal);
-    return { title: `Write a file on ${system}`, message: `${exists ? 'Replace' : 'Create'} **${system}:${input.path}** (${Buffer.byteLength(input.content)} bytes):\n\n${fenced(input.content)}` };
+    return { title: `Write a file on ${system}`, message: `${exists ? 'Replace' : 'Create'} **${md(`${system}:${input.path}`)}** (${Buffer.byteLength(input.content)} bytes):\n\n${fenced(input.content, SHOWN_LINES)}` };
   },
   async run(input, ctx) {
     const { client, system } = await target(ctx, input);
