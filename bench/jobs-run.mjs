@@ -22,7 +22,7 @@ try {
     logLevel: 'warning',
     alias: { vscode: './bench/jobs-vscode-shim.ts' },
   });
-  const r = spawnSync(process.execPath, ['--enable-source-maps', out, ...process.argv.slice(2)], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['--enable-source-maps', '--expose-gc', out, ...process.argv.slice(2)], { stdio: 'inherit' });
   process.exitCode = r.status ?? 1;
 } finally {
   rmSync(dir, { recursive: true, force: true });
