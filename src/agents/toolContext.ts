@@ -3,7 +3,8 @@
  * the one shared client of each, and files of the open workspace (a path outside it is refused).
  */
 import * as vscode from 'vscode';
-import { InvalidInputError } from '../core/errors';
+import { InvalidInputError, NotFoundError } from '../core/errors';
+import { readInsideFolder } from '../core/tools/localFiles';
 import type { ToolContext } from '../core/tools/index';
 import type { ConnectionService } from '../common/services';
 
@@ -29,8 +30,9 @@ async function readWorkspaceFile(path: string): Promise<{ data: Uint8Array; show
     // joinPath normalises `..`: a path that climbs out of every folder has none.
     if (!folder || folder.uri.scheme !== 'file') continue;
     try {
-      return { data: await vscode.workspace.fs.readFile(uri), shownAs: vscode.workspace.asRelativePath(uri) };
-    } catch {
+      return { data: await readInsideFolder(folder.uri.fsPath, uri.fsPath), shownAs: vscode.workspace.asRelativePath(uri) };
+    } catch (e) {
+      if (!(e instanceof NotFoundError)) throw e;
       // Not in this folder: the next one.
     }
   }

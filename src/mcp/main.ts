@@ -3,13 +3,12 @@
  * `firecrest-mcp token`, the helper that fetches an access token from the VS Code extension that
  * started the server (tokenBroker.ts), so that no secret is handed to the server process.
  */
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createClient } from '../core/createClient';
 import type { FirecrestClient } from '../core/client';
 import { InvalidInputError } from '../core/errors';
 import type { ToolContext } from '../core/tools/index';
+import { readInsideFolder } from '../core/tools/localFiles';
 import { readConfig } from './config';
 import { createMcpServer } from './server';
 import { printBrokerToken } from './tokenClient';
@@ -33,7 +32,7 @@ async function serve(): Promise<void> {
   const ctx: ToolContext = {
     connections: () => [{ name: config.profile.name, url: config.profile.url, state: 'configured' }],
     client: (name) => (name && name !== config.profile.name ? Promise.reject(new InvalidInputError(`there is no connection ${name}: this server has ${config.profile.name}`)) : connect()),
-    readLocal: async (path) => ({ data: await readFile(resolve(process.cwd(), path)), shownAs: path }),
+    readLocal: async (path) => ({ data: await readInsideFolder(process.cwd(), path), shownAs: path }),
     defaultSystem: config.defaultSystem,
   };
   const server = createMcpServer(() => ctx, { allowWrites: config.allowWrites, version: VERSION });

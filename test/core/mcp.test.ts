@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -108,6 +108,22 @@ void describe('MCP server (stdio, the SDK client)', { skip: existsSync(MCP) ? fa
     const uploaded = await writer.callTool({ name: 'firecrest_upload_file', arguments: { localPath: 'local.txt', remotePath: `${dir}/local.txt` } });
     assert.equal(uploaded.isError, false, text(uploaded));
     assert.equal(Buffer.from(await c.downloadSmall(S, `${dir}/local.txt`)).toString(), 'from the workspace\n');
+  });
+
+  void it('sends only files inside its working folder: a link out of it and a path above it are refused', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'f7t-mcp-secret-'));
+    try {
+      writeFileSync(join(outside, 'id_key'), 'a private key\n');
+      symlinkSync(join(outside, 'id_key'), join(cwd, 'innocent.txt'));
+      for (const localPath of ['innocent.txt', join(outside, 'id_key'), `../${basename(outside)}/id_key`]) {
+        const r = await writer.callTool({ name: 'firecrest_upload_file', arguments: { localPath, remotePath: `${dir}/leak.txt` } });
+        assert.equal(r.isError, true, localPath);
+        assert.match(text(r), /leads outside .* only files inside it are sent/, localPath);
+      }
+      await assert.rejects(c.stat(S, `${dir}/leak.txt`), NotFoundError, 'nothing uploaded');
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   void it('says what is missing from its configuration, and exits', () => {

@@ -6,7 +6,10 @@
  * over, and a wrong key gets none.
  */
 import * as assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -87,6 +90,23 @@ describe('Agents: language-model tools and the MCP server', function () {
   it('says what failed in one sentence', async () => {
     assert.match(await invoke('firecrest_read_file', { connection: PROFILE, system: t.system, path: base.joinPath('missing.txt').path }), /^Not found: /);
     assert.match(await invoke('firecrest_jobs', { connection: 'no-such-connection', system: t.system }), /^Not signed in: There is no FirecREST connection named "no-such-connection"/);
+  });
+
+  it('uploads only what lies inside the workspace folder: a link in it to a file outside is refused', async () => {
+    const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
+    assert.ok(folder, 'a local workspace folder');
+    const outside = mkdtempSync(join(tmpdir(), 'f7t-agents-secret-'));
+    const link = join(folder.uri.fsPath, 'agent-innocent.txt');
+    try {
+      writeFileSync(join(outside, 'id_key'), 'a private key\n');
+      symlinkSync(join(outside, 'id_key'), link);
+      const answer = await invoke('firecrest_upload_file', { connection: PROFILE, system: t.system, localPath: 'agent-innocent.txt', remotePath: base.joinPath('leak.txt').path });
+      assert.match(answer, /leads outside .* only files inside it are sent/);
+      await assert.rejects(client.stat(t.system, base.joinPath('leak.txt').path), 'nothing uploaded');
+    } finally {
+      rmSync(link, { force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 
   // VS Code answers every dialog itself in extension test mode, a tool's confirmation too: the UI
