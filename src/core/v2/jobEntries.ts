@@ -7,7 +7,7 @@
  */
 import type { TransportResponse } from '../http/transport';
 import type { Job } from '../model';
-import { parseJson, validate } from './parse';
+import { parseJson, translateRows, validate } from './parse';
 import { toJob } from './translate';
 import { JobsW, type JobWire } from './wire';
 
@@ -59,12 +59,5 @@ export function fastJobs(json: unknown): Job[] | undefined {
   if (!isRecord(json)) return undefined;
   const rows = json.jobs;
   if (rows === null || rows === undefined) return [];
-  if (!Array.isArray(rows)) return undefined;
-  const jobs = new Array<Job>(rows.length);
-  for (let i = 0; i < rows.length; i++) {
-    const j: unknown = rows[i];
-    if (!isJob(j)) return undefined;
-    jobs[i] = toJob(j);
-  }
-  return jobs;
+  return Array.isArray(rows) ? translateRows(rows, isJob, toJob) : undefined;
 }

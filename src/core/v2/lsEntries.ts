@@ -6,7 +6,7 @@
  */
 import type { FileEntry } from '../model';
 import type { TransportResponse } from '../http/transport';
-import { parseJson, validate } from './parse';
+import { parseJson, translateRows, validate } from './parse';
 import { toFileEntry } from './translate';
 import { LsW, type FileWire } from './wire';
 
@@ -37,12 +37,5 @@ function isFile(f: unknown): f is FileWire {
 export function fastEntries(json: unknown): FileEntry[] | undefined {
   if (typeof json !== 'object' || json === null) return undefined;
   const output = (json as { output?: unknown }).output;
-  if (!Array.isArray(output)) return undefined;
-  const entries = new Array<FileEntry>(output.length);
-  for (let i = 0; i < output.length; i++) {
-    const f: unknown = output[i];
-    if (!isFile(f)) return undefined;
-    entries[i] = toFileEntry(f);
-  }
-  return entries;
+  return Array.isArray(output) ? translateRows(output, isFile, toFileEntry) : undefined;
 }

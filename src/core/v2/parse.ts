@@ -35,3 +35,17 @@ export function validate<S extends z.ZodType>(schema: S, json: unknown, route: s
 export function parseBody<S extends z.ZodType>(schema: S, res: TransportResponse, route: string): z.infer<S> {
   return validate(schema, parseJson(res, route), route, res.status);
 }
+
+/**
+ * Each row translated when every one passes `isRow` (a one-pass check of exactly what a schema
+ * allows), else undefined: the caller then goes through the schema, which names what is wrong.
+ */
+export function translateRows<W, T>(rows: unknown[], isRow: (row: unknown) => row is W, translate: (row: W) => T): T[] | undefined {
+  const out = new Array<T>(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i];
+    if (!isRow(row)) return undefined;
+    out[i] = translate(row);
+  }
+  return out;
+}
