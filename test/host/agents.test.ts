@@ -92,6 +92,26 @@ describe('Agents: language-model tools and the MCP server', function () {
     assert.match(await invoke('firecrest_jobs', { connection: 'no-such-connection', system: t.system }), /^Not signed in: There is no FirecREST connection named "no-such-connection"/);
   });
 
+  it('carries out each write tool through vscode.lm.invokeTool once confirmed: write, upload, cancel', async () => {
+    const at = { connection: PROFILE, system: t.system };
+    const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
+    assert.ok(folder, 'a local workspace folder');
+    const written = base.joinPath('agent-written.txt').path;
+    assert.match(await invoke('firecrest_write_file', { ...at, path: written, content: 'an agent wrote this\n' }), /^Wrote 20 bytes/);
+    assert.equal(Buffer.from(await client.downloadSmall(t.system, written)).toString(), 'an agent wrote this\n');
+    await vscode.workspace.fs.writeFile(vscode.Uri.joinPath(folder.uri, 'agent-data.bin'), new Uint8Array(4096).fill(9));
+    try {
+      assert.match(await invoke('firecrest_upload_file', { ...at, localPath: 'agent-data.bin', remotePath: base.joinPath('agent-data.bin').path }), /^Uploaded agent-data\.bin \(4096 bytes\)/);
+      assert.deepEqual(Buffer.from(await client.downloadSmall(t.system, base.joinPath('agent-data.bin').path)), Buffer.alloc(4096, 9));
+    } finally {
+      await vscode.workspace.fs.delete(vscode.Uri.joinPath(folder.uri, 'agent-data.bin'));
+    }
+    const id = await client.submitJob(t.system, { script: '#!/bin/bash\n#SBATCH --time=00:05:00\nsleep 300\n', workingDirectory: base.path, name: 'agents-cancel' });
+    assert.match(await invoke('firecrest_cancel_job', { ...at, jobId: id }), new RegExp(`^Cancel requested for job ${id} on `));
+    const ended = await client.waitForJob(t.system, id, { overallTimeoutMs: 60_000 });
+    assert.equal(ended.stateClass, 'cancelled', ended.state);
+  });
+
   it('uploads only what lies inside the workspace folder: a link in it to a file outside is refused', async () => {
     const folder = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file');
     assert.ok(folder, 'a local workspace folder');
