@@ -174,6 +174,14 @@ export function agentToolSuite(api: 'v2' | 'v1'): void {
       assert.ok(write?.message.includes(`${dir}/x\\*y\\_.txt`), write?.message.slice(0, 200));
       assert.match(write?.message ?? '', /\(120 more lines\)/);
       assert.deepEqual((await c.jobs(S)).filter((j) => j.name.startsWith('long')), [], 'nothing submitted');
+      // What runs is what was confirmed: a script changed in between is not submitted.
+      writeFileSync(join(local, 'changing.sbatch'), '#!/bin/bash\n#SBATCH --job-name=agent-changing\n#SBATCH --time=00:01:00\necho as confirmed\n');
+      assert.ok(await confirmationOf(toolNamed('firecrest_submit_job')!, { localPath: 'changing.sbatch', workingDirectory: dir }, ctx));
+      writeFileSync(join(local, 'changing.sbatch'), '#!/bin/bash\n#SBATCH --job-name=agent-changing\n#SBATCH --time=00:01:00\necho something else\n');
+      const changed = await call('firecrest_submit_job', { localPath: 'changing.sbatch', workingDirectory: dir });
+      assert.equal(changed.isError, true);
+      assert.match(changed.text, /changing\.sbatch changed after it was confirmed: nothing was submitted/);
+      assert.deepEqual((await c.jobs(S)).filter((j) => j.name === 'agent-changing'), [], 'nothing submitted');
       // An array's id cancels every task: its confirmation says so.
       const array = await c.submitJob(S, { script: '#!/bin/bash\n#SBATCH --array=0-2\n#SBATCH --time=00:05:00\nsleep 300\n', workingDirectory: dir, name: 'agent-array' });
       try {

@@ -53,6 +53,27 @@ async function scriptText(input: SubmitInput, client: FirecrestClient, system: s
   return { text: Buffer.from(await client.downloadSmall(system, path, { signal: ctx.signal })).toString('utf8'), source: `${system}:${path}` };
 }
 
+/**
+ * The script text each submission was confirmed with, by its input: a file read again when the
+ * submission runs must still say what the user saw (a job or an editor may have changed it since).
+ * Kept for the last few confirmations only; a submission never confirmed here (the MCP server,
+ * where the flag stands for consent) has no entry.
+ */
+const confirmedScripts = new Map<string, string>();
+const CONFIRMED_KEPT = 32;
+
+function remember(input: SubmitInput, text: string): void {
+  const key = JSON.stringify(input);
+  confirmedScripts.delete(key);
+  confirmedScripts.set(key, text);
+  if (confirmedScripts.size > CONFIRMED_KEPT) confirmedScripts.delete(confirmedScripts.keys().next().value!);
+}
+
+function checkUnchanged(input: SubmitInput, text: string, source: string): void {
+  const seen = confirmedScripts.get(JSON.stringify(input));
+  if (seen !== undefined && seen !== text) throw new InvalidInputError(`${source} changed after it was confirmed: nothing was submitted; ask again to see the script as it is now`);
+}
+
 /** The script and where it goes, checked as the editor checks it: an error refuses it here. */
 async function prepareSubmit(input: SubmitInput, ctx: ToolContext): Promise<PreparedSubmit> {
   const { client, system } = await target(ctx, input);
@@ -88,6 +109,7 @@ export const submitJobTool: ToolDefinition<typeof submitInput> = {
   input: submitInput,
   async confirm(input, ctx) {
     const p = await prepareSubmit(input, ctx);
+    remember(input, p.text);
     const account = input.account ?? parseSbatchScript(p.text).last('account')?.value ?? 'your default';
     return {
       title: `Submit a job to ${p.system}`,
@@ -97,6 +119,7 @@ export const submitJobTool: ToolDefinition<typeof submitInput> = {
   },
   async run(input, ctx) {
     const p = await prepareSubmit(input, ctx);
+    checkUnchanged(input, p.text, p.source);
     const id = await p.client.submitJob(p.system, {
       ...(input.scriptPath ? { scriptPath: input.scriptPath } : { script: p.text }),
       workingDirectory: p.workingDirectory, partition: input.partition, account: input.account, reservation: input.reservation,
