@@ -46,7 +46,7 @@ export interface UploadSource {
 export async function fileSource(path: string): Promise<UploadSource> {
   const s = await stat(path);
   if (!s.isFile()) throw new Error(`${path} is not a regular file`);
-  return {
+  const source: UploadSource = {
     size: s.size,
     identity: { path, size: s.size, mtimeMs: s.mtimeMs },
     range(start: number, end: number): Readable {
@@ -72,11 +72,17 @@ export async function fileSource(path: string): Promise<UploadSource> {
       }
     },
     async sha256(signal?: AbortSignal): Promise<string> {
+      // Through the same two reused buffers as the parts (each hashed before the next read): a
+      // stream's fresh 1 MiB buffer per chunk cost about 0.3 s of garbage collection per GiB.
       const h = createHash('sha256');
-      for await (const chunk of createReadStream(path, { highWaterMark: CHUNK, signal })) h.update(chunk as Buffer);
+      for await (const chunk of source.chunks(0, s.size)) {
+        if (signal?.aborted) throw new CancelledError();
+        h.update(chunk);
+      }
       return h.digest('hex');
     },
   };
+  return source;
 }
 
 /** Bytes in memory (a VS Code `writeFile`): parts are views into the same buffer. */
