@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -121,6 +121,10 @@ void describe('MCP server (stdio, the SDK client)', { skip: existsSync(MCP) ? fa
         assert.match(text(r), /leads outside .* only files inside it are sent/, localPath);
       }
       await assert.rejects(c.stat(S, `${dir}/leak.txt`), NotFoundError, 'nothing uploaded');
+      mkdirSync(join(cwd, 'folder'));
+      const folder = await writer.callTool({ name: 'firecrest_upload_file', arguments: { localPath: 'folder', remotePath: `${dir}/folder.txt` } });
+      assert.equal(folder.isError, true);
+      assert.match(text(folder), /^Refused as invalid: folder is not a file/);
     } finally {
       rmSync(outside, { recursive: true, force: true });
     }

@@ -18,6 +18,7 @@ import {
 } from '../errors';
 import { redact } from './redact';
 import { rateLimitWaitSeconds } from './retryAfter';
+import { isRecord } from '../records';
 
 type HeaderBag = Record<string, string | string[] | undefined>;
 
@@ -70,10 +71,6 @@ export function classForStatus(status: number): ErrorClass {
   if (status === 424 || status === 502 || status === 503 || status === 504) return UnavailableError;
   if (status >= 500) return ServerError;
   return ServerError;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function parseJson(text: string): unknown {

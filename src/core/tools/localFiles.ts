@@ -3,7 +3,7 @@
  * (VS Code's workspace folders, the MCP server's working folder). A link inside it to a file
  * outside it (a key in ~/.ssh) would be shown by its inside name and send the other file.
  */
-import { readFile, realpath } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { InvalidInputError, NotFoundError } from '../errors';
 
@@ -20,5 +20,6 @@ export async function readInsideFolder(folder: string, path: string): Promise<Ui
   }
   const inside = relative(await realpath(folder), real);
   if (!inside || inside.startsWith('..') || isAbsolute(inside)) throw new InvalidInputError(`${path} leads outside ${folder} (to ${real}): only files inside it are sent`);
+  if (!(await stat(real)).isFile()) throw new InvalidInputError(`${path} is not a file (a folder or a device): only files are sent`);
   return readFile(real);
 }

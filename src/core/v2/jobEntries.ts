@@ -10,15 +10,12 @@ import type { Job } from '../model';
 import { parseJson, translateRows, validate } from './parse';
 import { toJob } from './translate';
 import { JobsW, type JobWire } from './wire';
+import { isRecord } from '../records';
 
 /** The jobs of a listing answer; MalformedResponseError when it is not one. */
 export function parseJobs(res: TransportResponse, route: string): Job[] {
   const json = parseJson(res, route);
   return fastJobs(json) ?? (validate(JobsW, json, route, res.status).jobs ?? []).map(toJob);
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 function optStr(v: unknown): boolean {
