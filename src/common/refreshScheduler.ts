@@ -33,6 +33,10 @@ export class RefreshScheduler {
   private backoffMs = 0;
   private lastDelay: number | undefined;
   private disposed = false;
+  /** Runs begun so far. */
+  private started = 0;
+  /** Callers of `refreshed`, each waiting for a run begun after its call (`after`). */
+  private waiters: { after: number; settle(ok: boolean): void }[] = [];
   private readonly debounceMs: number;
   private readonly maxBackoffMs: number;
 
@@ -87,10 +91,33 @@ export class RefreshScheduler {
     this.timer = setTimeout(() => void this.execute(reason), delay);
   }
 
+  /**
+   * Asks for a run now and resolves true once a run begun after this call has ended: a run already
+   * under way may have asked the server before what the caller waits for existed (a job just
+   * submitted). False after `timeoutMs` (a hidden view runs nothing) or on dispose.
+   */
+  refreshed(reason: RefreshReason, timeoutMs: number): Promise<boolean> {
+    if (this.disposed) return Promise.resolve(false);
+    return new Promise<boolean>((resolve) => {
+      const waiter = {
+        after: this.started,
+        settle: (ok: boolean) => {
+          clearTimeout(timer);
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          resolve(ok);
+        },
+      };
+      const timer = setTimeout(() => waiter.settle(false), timeoutMs);
+      this.waiters.push(waiter);
+      this.request(reason);
+    });
+  }
+
   dispose(): void {
     this.disposed = true;
     this.clearTimer();
     this.running?.abort();
+    for (const w of [...this.waiters]) w.settle(false);
   }
 
   private async execute(reason: RefreshReason): Promise<void> {
@@ -99,6 +126,7 @@ export class RefreshScheduler {
     const ctl = new AbortController();
     this.running = ctl;
     this.stale = false;
+    const run = ++this.started;
     let next: number | undefined;
     try {
       next = (await this.opts.run(reason, ctl.signal)).nextDelayMs;
@@ -119,6 +147,7 @@ export class RefreshScheduler {
     if (next !== undefined && this.backoffMs === 0 && next > 0) next = Math.max(next, this.debounceMs);
     this.lastDelay = next;
     this.opts.onSettled?.();
+    for (const w of this.waiters.filter((x) => run > x.after)) w.settle(true);
     const queued = this.queued;
     this.queued = undefined;
     if (!this.visible) {

@@ -28,14 +28,17 @@ export interface JobsViewControl {
   cancelling(ref: JobRef): () => void;
   /** Shows the job in the tree (refreshes first when it is not there yet). */
   reveal(ref: JobRef): Promise<void>;
+  /**
+   * Refreshes, and resolves once a listing begun after this call has ended (true), or when
+   * `timeoutMs` passed first (false; a hidden view lists nothing).
+   */
+  listed(timeoutMs: number): Promise<boolean>;
   /** Re-runs the failed load behind an error node. */
   retry(node: unknown): void;
   /** The nodes currently selected in the tree (for multi-select commands). */
   selection(): readonly unknown[];
   /** Test hook: the tree as plain data, loading every group. */
   snapshot(): Promise<unknown>;
-  /** Fires after each refresh (tests wait on it). */
-  readonly onDidRefresh: vscode.Event<void>;
 }
 
 export interface SystemsViewControl {

@@ -78,7 +78,7 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
   });
   seam.expose('provenance', (ref: { profile: string; system: string; jobId: string }) => provenance.get(ref.profile, ref.system, ref.jobId));
   seam.expose('outputDocument', (uri: string) => outputs.snapshot(uri));
-  seam.expose('jobsRefreshed', (timeoutMs = 30_000) => waitForRefresh(jobs, Number(timeoutMs)));
+  seam.expose('jobsListed', (timeoutMs = 30_000) => jobs.listed(Number(timeoutMs)));
   seam.expose('followerOutput', async (arg: { profile?: string; system: string; jobId: string; stream?: string; wait?: boolean }) => {
     const key = `${jobKey({ profile: arg.profile ?? services.connections.defaultProfileName() ?? '', system: arg.system, jobId: arg.jobId })}\u0000${arg.stream ?? 'stdout'}`;
     const f = followers.all.get(key);
@@ -87,18 +87,4 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
     return { emitted: f.pty.emitted, result: f.pty.result && { reason: f.pty.result.reason, state: f.pty.result.job?.state }, stats: f.pty.stats };
   });
   return vscode.Disposable.from(...disposables);
-}
-
-function waitForRefresh(jobs: JobsViewControl, timeoutMs: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      sub.dispose();
-      resolve(false);
-    }, timeoutMs);
-    const sub = jobs.onDidRefresh(() => {
-      clearTimeout(timer);
-      sub.dispose();
-      resolve(true);
-    });
-  });
 }

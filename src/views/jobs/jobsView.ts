@@ -22,8 +22,6 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
   private readonly view: vscode.TreeView<JobsNode>;
   private readonly scheduler: RefreshScheduler;
   private readonly disposables: vscode.Disposable[] = [];
-  private readonly _onDidRefresh = new vscode.EventEmitter<void>();
-  readonly onDidRefresh = this._onDidRefresh.event;
   /** Finish notices shown so far (tests read them through `snapshot`). */
   private readonly notices: string[] = [];
   private loading = false;
@@ -42,10 +40,7 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
     this.scheduler = new RefreshScheduler({
       run: (reason, signal) => this.run(reason, signal),
       onError: (e) => log.warn(`refresh failed: ${messageOf(e)}`),
-      onSettled: () => {
-        this.updateTexts();
-        this._onDidRefresh.fire();
-      },
+      onSettled: () => this.updateTexts(),
     });
     this.disposables.push(
       this.model,
@@ -63,7 +58,6 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
       this.model.onDidFinish(({ ref, job }) => this.notifyFinished(ref, job)),
       // The queue is shown at once; what took longer (v1 accounting) comes with the next listing.
       this.model.onDidLearnMore(() => this.scheduler.request('timer')),
-      this._onDidRefresh,
     );
     this.scheduler.setVisible(this.view.visible);
     this.updateTexts();
@@ -110,18 +104,15 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
     let node = this.provider.jobNode(ref.profile, ref.system, ref.jobId);
     if (!node) {
       this.model.track(ref);
-      const refreshed = new Promise<void>((resolve) => {
-        const sub = this.onDidRefresh(() => {
-          sub.dispose();
-          resolve();
-        });
-      });
       await vscode.commands.executeCommand('firecrest.jobs.focus');
-      this.scheduler.request('manual');
-      await Promise.race([refreshed, new Promise((r) => setTimeout(r, 15_000))]);
+      await this.listed(15_000);
       node = this.provider.jobNode(ref.profile, ref.system, ref.jobId);
     }
     if (node) await this.view.reveal(node, { select: true, focus: true, expand: true });
+  }
+
+  listed(timeoutMs: number): Promise<boolean> {
+    return this.scheduler.refreshed('manual', timeoutMs);
   }
 
   retry(_node: unknown): void {
