@@ -230,6 +230,10 @@ export class NotebookSession {
         if (Number.isSafeInteger(m.count)) this.count = Math.max(this.count, m.count as number);
         if (p) {
           this.pending.delete(cell!);
+          // The driver runs one cell at a time and says "idle" after this line: with nothing more
+          // asked of it, the kernel is idle now, as the cell's caller sees it end (a read of the
+          // log may end between the two lines).
+          if (this.pending.size === 0 && this.state.state === 'busy') this.setState({ ...this.state, state: 'idle' });
           const status = m.status === 'ok' || m.status === 'error' || m.status === 'interrupted' || m.status === 'aborted' ? m.status : 'error';
           p.resolve({ status, count: Number.isSafeInteger(m.count) ? (m.count as number) : 0 });
         }
