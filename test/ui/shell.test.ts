@@ -32,9 +32,11 @@ describe('workbench shell', () => {
     await runCommand(page, 'FirecREST: Show Log');
     const output = page.locator('.part.panel');
     // The log shows its end, and the suites before this one wrote more than the panel's height: the
-    // line is found with the Output view's filter, as a user finds it.
+    // line is found with the Output view's filter, as a user finds it. The filter names the
+    // connection: the other suites' connections log "Connected to" too, and more of those lines
+    // than the panel shows push this one (the first) out of view (a CI failure).
     const filter = output.getByPlaceholder(/^Filter \(e\.g\. text/).first();
-    await filter.fill('Connected to');
+    await filter.fill(`Connected to "${PROFILE}"`);
     try {
       await output.getByText(`Connected to "${PROFILE}"`).first().waitFor({ timeout: 15_000 });
       await screenshot(page, 'shell-log');
