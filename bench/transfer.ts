@@ -15,6 +15,11 @@
  * BENCH_ROUNDS; BENCH_DOWNLOAD=0 measures the upload only. BENCH_PROFILE=<dir> writes a CPU profile of
  * the client's main thread over each client download and upload (`download-1.cpuprofile`, …; open
  * it in Chrome's DevTools or VS Code): what the thread that drives the sockets spends its time on.
+ * BENCH_RANGES=<n> (default 4; 0 skips it) adds, in each round, curl fetching the download in n
+ * byte ranges at once (`--parallel`, `-r`), against curl's one stream of the same round: whether
+ * ranged parallel GETs would move the file faster on this machine (issue 45), before any client
+ * change is made for them. Its row's ratio is curl's one stream over the ranges (> 1: ranges win);
+ * the in-order SHA-256 that the ranges would cost afterwards is in its CPU.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,6 +38,7 @@ const PART = Number(process.env.BENCH_PART_MIB ?? 64) * MiB;
 const PAR = Number(process.env.BENCH_PAR ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DOWNLOAD = process.env.BENCH_DOWNLOAD !== '0';
+const RANGES = Number(process.env.BENCH_RANGES ?? 4);
 
 async function admin(path: string, body: unknown): Promise<void> {
   const g = t.gateway;
@@ -221,12 +227,33 @@ async function main(): Promise<void> {
       return { ...r, gw: gwCpu, gwMain, hash };
     };
 
+    /** curl fetching the staged file in RANGES byte ranges at once, each into its own file. */
+    const curlRanged = async (): Promise<CurlRun> => {
+      const dl = await post<{ transferJob: { jobId: string }; transferDirectives: { downloadUrl: string } }>('download', { sourcePath: `${home}/up.bin`, transferDirectives: { transferMethod: 's3' } });
+      await c.waitForTransferJob({ jobId: dl.transferJob.jobId, system: S });
+      const step = Math.ceil(SIZE / RANGES);
+      const files: string[] = [];
+      const args = ['-s', '-S', '-f', '--no-progress-meter', '-Z', '--parallel-max', String(RANGES)];
+      for (let i = 0; i * step < SIZE; i++) {
+        files.push(join(local, `range-${i}`));
+        args.push('-r', `${i * step}-${Math.min(SIZE, (i + 1) * step) - 1}`, '-o', files[i], dl.transferDirectives.downloadUrl);
+      }
+      const [gw0, main0] = [cpuOf(gw), mainCpuOf(gw)];
+      const r = await curl(args);
+      const [gwCpu, gwMain] = [cpuOf(gw) - gw0, mainCpuOf(gw) - main0];
+      // The ranges' SHA-256 has to read them in order, after they arrived.
+      const hash = (await timed('sha256sum', files)).cpu;
+      for (const f of files) rmSync(f);
+      return { ...r, gw: gwCpu, gwMain, hash };
+    };
+
     // The machine is shared: rounds alternate client and curl, and the median of each is kept
     // (RSS: the largest growth seen).
     const ups: Run[] = [];
     const downs: Run[] = [];
     const curlUps: CurlRun[] = [];
     const curlDowns: CurlRun[] = [];
+    const curlRanges: CurlRun[] = [];
     const GiB = SIZE / (1024 * MiB);
     const perGiB = (cpu: number): string => (Number.isNaN(cpu) ? '-' : (cpu / GiB).toFixed(2));
     for (let round = 0; round < ROUNDS; round++) {
@@ -245,6 +272,11 @@ async function main(): Promise<void> {
         const cd = await curlDownload();
         curlDowns.push(cd);
         line += `; download client ${mbps(SIZE, d.s3)} curl ${mbps(SIZE, cd.ms)} MiB/s (${(cd.ms / d.s3).toFixed(2)}x), CPU s/GiB client ${perGiB(d.cpu)} (whole ${perGiB(d.whole)}) curl ${perGiB(cd.cpu)} (+ sha256sum ${perGiB(cd.hash)})`;
+        if (RANGES > 0) {
+          const cr = await curlRanged();
+          curlRanges.push(cr);
+          line += `; curl in ${RANGES} ranges ${mbps(SIZE, cr.ms)} MiB/s (${(cd.ms / cr.ms).toFixed(2)}x one stream), CPU s/GiB ${perGiB(cr.cpu)} (+ sha256sum ${perGiB(cr.hash)})`;
+        }
       }
       console.error(line);
     }
@@ -259,16 +291,25 @@ async function main(): Promise<void> {
     };
     rows.push(row('upload', ups, curlUps));
     if (DOWNLOAD) rows.push(row('download', downs, curlDowns));
+    if (DOWNLOAD && RANGES > 0) {
+      // The same columns, read differently: curl's ranges in the curl columns, and the ratio is
+      // curl's one stream over the ranges, in the same rounds (no target: it informs a choice).
+      const ratios = curlRanges.map((r, i) => (curlDowns[i].ms / r.ms).toFixed(2)).join(' ');
+      const rangedMs = median(curlRanges.map((r) => r.ms));
+      rows.push([`download, curl in ${RANGES} ranges`, '-', mbps(SIZE, rangedMs), `${(median(curlDowns.map((r) => r.ms)) / rangedMs).toFixed(2)} (${ratios})`, '-', perGiB(median(curlRanges.map((r) => r.cpu))),
+        `- / ${perGiB(median(curlRanges.map((r) => r.gw)))}`, '-', '-', '-', perGiB(median(curlRanges.map((r) => r.cpu + r.hash))), `- / ${perGiB(median(curlRanges.map((r) => r.gwMain)))}`]);
+    }
     console.log(`\nstaged transfer of ${SIZE / MiB} MiB, parts of ${PART / MiB} MiB, ${PAR} parallel, median of ${ROUNDS} rounds (scheduler ${t.gateway?.scheduler ?? '?'}), load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
     const head = ['direction', 'client S3 MiB/s', 'curl MiB/s', 'client/curl (rounds)', 'client CPU s/GiB', 'curl CPU s/GiB', 'gateway CPU s/GiB (client / curl)', 'client total s', 'client peak RSS growth MiB', 'client CPU s/GiB, whole call', 'curl + sha256sum CPU s/GiB', 'gateway main thread CPU s/GiB (client / curl)'];
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
     const line = (r: string[]): string => r.map((v, i) => v.padStart(widths[i])).join('  ');
     console.log(line(head));
     for (const r of rows) console.log(line(r));
-    console.log('\n"client total" adds the transfer job and the server-side SHA-256 to the S3 phase. CPU: over the S3 phase (the client\'s download CPU includes its SHA-256 worker; curl hashes nothing), and for the whole call against curl plus a sha256sum of the same file. Targets: client/curl >= 1.0 up, 1.1 down; RSS growth < 150 MiB; whole-call CPU <= 1.2x curl + sha256sum.');
+    console.log('\n"client total" adds the transfer job and the server-side SHA-256 to the S3 phase. CPU: over the S3 phase (the client\'s download CPU includes its SHA-256 worker; curl hashes nothing), and for the whole call against curl plus a sha256sum of the same file. Targets: client/curl >= 1.0 up, 1.1 down; RSS growth < 150 MiB; whole-call CPU <= 1.2x curl + sha256sum.' + (DOWNLOAD && RANGES > 0 ? ` The ranges row: curl fetching in ${RANGES} byte ranges at once; its ratio is curl's one stream over the ranges in the same rounds (> 1: ranges win), its last CPU column adds the in-order sha256sum the ranges need.` : ''));
     // Issue 22's targets: upload >= 1.0x curl, download >= 1.1x, peak RSS growth < 150 MiB, and
     // the client's CPU for the whole call (its hashing included) <= 1.2x curl's plus sha256sum's.
     emitTable('transfer', head, rows, (r) => {
+      if (r[1] === '-') return { target: 'none: curl\'s one stream over its ranges (> 1: ranges win)' };
       const ratio = Number.parseFloat(String(r[3]));
       const min = r[0] === 'upload' ? 1.0 : 1.1;
       const cpuRatio = Number(r[9]) / Number(r[10]);
