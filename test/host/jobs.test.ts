@@ -254,6 +254,21 @@ describe('Jobs view and job commands', function () {
     await vscode.window.tabGroups.close(tabOf()!);
   });
 
+  it('Reveal in Jobs view selects a job that no listing has shown yet (a submission\'s notification)', async function () {
+    this.timeout(120_000);
+    // A listing asked for just before the submission may still be out when Reveal asks, without
+    // the job: Reveal waits for one begun after it asked. (Whether this run meets that moment
+    // depends on the scheduler's speed; the unit test of the scheduler's wait always does.)
+    await vscode.commands.executeCommand('firecrest.jobs.refresh');
+    const job = await client.submitJob(t.system, { name: `fc-reveal-${tag}`, workingDirectory: jobsDir, partition, script: '#!/bin/bash\nsleep 300\n' });
+    try {
+      const selected = await vscode.commands.executeCommand<string[]>('firecrest.test.revealJob', { profile: PROFILE, system: t.system, jobId: job });
+      assert.deepEqual(selected, [job]);
+    } finally {
+      await client.cancelJob(t.system, job).catch(() => undefined);
+    }
+  });
+
   it('resubmits a finished job with the same script, working directory and partition', async function () {
     skipBecause(this, lacks(client.capabilities, 'jobScript', "The scheduler's copy of a job script"));
     assert.ok(submitted);
