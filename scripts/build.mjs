@@ -66,6 +66,8 @@ const SHARED = {
   // Job arrays: the client folds and sums them up, the Jobs view groups them (with the job states).
   'src/core/jobArrays.ts': 'shared',
   'src/core/jobState.ts': 'shared',
+  // A bounded map: the v1 client's job facts and the agents' confirmed scripts.
+  'src/core/boundedMap.ts': 'shared',
   // The client's token sources and the OIDC sign-in both read a JWT's expiry.
   'src/core/auth/jwt.ts': 'shared',
   'src/common/lifecycle.ts': 'shared',

@@ -4,7 +4,7 @@
  * host tests inspect (tree contents, what a Follow Output terminal printed).
  */
 import * as vscode from 'vscode';
-import { jobKey, type JobRef } from '../common/jobRef';
+import { asJobRef, jobKey, type JobRef } from '../common/jobRef';
 import type { ExtensionServices } from '../common/services';
 import type { JobsViewControl } from '../common/viewControls';
 import { registerCommand } from '../common/commandWrapper';
@@ -82,7 +82,7 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
   // Reveal in Jobs view (a submission's notification), then the ids of the jobs selected.
   seam.expose('revealJob', async (ref: JobRef) => {
     await jobs.reveal(ref);
-    return jobs.selection().flatMap((n) => (isJobNode(n) ? [n.jobId] : []));
+    return jobs.selection().flatMap((n) => asJobRef(n)?.jobId ?? []);
   });
   seam.expose('followerOutput', async (arg: { profile?: string; system: string; jobId: string; stream?: string; wait?: boolean }) => {
     const key = `${jobKey({ profile: arg.profile ?? services.connections.defaultProfileName() ?? '', system: arg.system, jobId: arg.jobId })}\u0000${arg.stream ?? 'stdout'}`;
@@ -92,8 +92,4 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
     return { emitted: f.pty.emitted, result: f.pty.result && { reason: f.pty.result.reason, state: f.pty.result.job?.state }, stats: f.pty.stats };
   });
   return vscode.Disposable.from(...disposables);
-}
-
-function isJobNode(n: unknown): n is { kind: 'job'; jobId: string } {
-  return typeof n === 'object' && n !== null && (n as { kind?: unknown }).kind === 'job' && typeof (n as { jobId?: unknown }).jobId === 'string';
 }

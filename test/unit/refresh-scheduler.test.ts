@@ -41,37 +41,41 @@ async function settlesSoon(p: Promise<unknown>): Promise<boolean> {
   return done;
 }
 
+/** A visible view whose first listing is out (not ended). */
+async function firstListingOut() {
+  const s = server();
+  s.scheduler.setVisible(true);
+  await s.runsBegun(1);
+  return s;
+}
+
+/** Ends the second listing and checks that the wait ended with it, showing `jobs`. */
+async function secondListingShows(s: ReturnType<typeof server>, wait: Promise<boolean>, jobs: string[]) {
+  await s.runsBegun(2);
+  s.runs[1].end();
+  assert.equal(await wait, true);
+  assert.deepEqual(s.shown(), jobs);
+  s.scheduler.dispose();
+}
+
 void describe('refresh scheduler: waiting for a fresh run', () => {
   void it('does not end with the run under way when it was asked, but with the next one, which shows the new job', async () => {
-    const s = server();
-    s.scheduler.setVisible(true);
-    await s.runsBegun(1);
+    const s = await firstListingOut();
     // A job is submitted while the first listing is out: that listing cannot have it.
     s.queue.add('812');
     const wait = s.scheduler.refreshed('manual', 10_000);
     s.runs[0].end();
     assert.equal(await settlesSoon(wait), false, 'the run under way ended: still waiting');
     assert.deepEqual(s.shown(), [], 'the first listing did not have the job');
-    await s.runsBegun(2);
-    s.runs[1].end();
-    assert.equal(await wait, true);
-    assert.deepEqual(s.shown(), ['812']);
-    s.scheduler.dispose();
+    await secondListingShows(s, wait, ['812']);
   });
 
   void it('with nothing under way, ends with the run it asked for', async () => {
-    const s = server();
-    s.scheduler.setVisible(true);
-    await s.runsBegun(1);
+    const s = await firstListingOut();
     s.runs[0].end();
     await new Promise((r) => setImmediate(r));
     s.queue.add('813');
-    const wait = s.scheduler.refreshed('manual', 10_000);
-    await s.runsBegun(2);
-    s.runs[1].end();
-    assert.equal(await wait, true);
-    assert.deepEqual(s.shown(), ['813']);
-    s.scheduler.dispose();
+    await secondListingShows(s, s.scheduler.refreshed('manual', 10_000), ['813']);
   });
 
   void it('a hidden view lists nothing: false at the deadline, and false on dispose', async () => {

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { FirecrestClient } from '../client';
 import { InvalidInputError, NotFoundError } from '../errors';
+import { BoundedMap } from '../boundedMap';
 import { parseSbatchScript } from '../sbatch/parser';
 import { liveChecks } from '../sbatch/liveChecks';
 import { md } from './format';
@@ -59,14 +60,10 @@ async function scriptText(input: SubmitInput, client: FirecrestClient, system: s
  * Kept for the last few confirmations only; a submission never confirmed here (the MCP server,
  * where the flag stands for consent) has no entry.
  */
-const confirmedScripts = new Map<string, string>();
-const CONFIRMED_KEPT = 32;
+const confirmedScripts = new BoundedMap<string>(32);
 
 function remember(input: SubmitInput, text: string): void {
-  const key = JSON.stringify(input);
-  confirmedScripts.delete(key);
-  confirmedScripts.set(key, text);
-  if (confirmedScripts.size > CONFIRMED_KEPT) confirmedScripts.delete(confirmedScripts.keys().next().value!);
+  confirmedScripts.set(JSON.stringify(input), text);
 }
 
 function checkUnchanged(input: SubmitInput, text: string, source: string): void {

@@ -7,6 +7,7 @@
  * records do. Bounded; lost when the client goes away.
  */
 import type { Job } from '../model';
+import { BoundedMap } from '../boundedMap';
 
 type Places = Partial<Pick<Job, 'workingDirectory' | 'stdoutPath' | 'stderrPath'>>;
 /** What every record says (and a record of a job slurmdbd has not recorded yet leaves out). */
@@ -23,21 +24,6 @@ export function knownPath(v: unknown): string | undefined {
   return typeof v === 'string' && v.startsWith('/') && !/-not-found$/.test(v) ? v : undefined;
 }
 
-/** A map that forgets the entry least recently set once it holds more than MAX. */
-class Bounded<V> {
-  private readonly map = new Map<string, V>();
-
-  get(key: string): V | undefined {
-    return this.map.get(key);
-  }
-
-  set(key: string, value: V): void {
-    this.map.delete(key);
-    this.map.set(key, value);
-    if (this.map.size > MAX) this.map.delete(this.map.keys().next().value as string);
-  }
-}
-
 /**
  * Where a job runs and writes and what it is called, kept apart: the places come only from
  * submissions and queue records, the names from every record, so an accounting answer of
@@ -45,8 +31,8 @@ class Bounded<V> {
  * this connection submitted or saw queued.
  */
 export class JobFacts {
-  private readonly places = new Bounded<Places>();
-  private readonly labels = new Bounded<Labels>();
+  private readonly places = new BoundedMap<Places>(MAX);
+  private readonly labels = new BoundedMap<Labels>(MAX);
 
   remember(machine: string, jobId: string, f: Facts): void {
     const key = `${machine}/${jobId}`;
