@@ -26,8 +26,8 @@ export interface JobsViewControl {
    * returned function takes it back when the cancel failed.
    */
   cancelling(ref: JobRef): () => void;
-  /** Shows the job in the tree (refreshes first when it is not there yet). */
-  reveal(ref: JobRef): Promise<void>;
+  /** Shows and selects the job in the tree (listing first when it is not there yet); false when no listing had it. */
+  reveal(ref: JobRef): Promise<boolean>;
   /**
    * Refreshes, and resolves once a listing begun after this call has ended (true), or when
    * `timeoutMs` passed first (false; a hidden view lists nothing).

@@ -79,11 +79,10 @@ export function registerJobCommands(services: ExtensionServices, jobs: JobsViewC
   seam.expose('provenance', (ref: { profile: string; system: string; jobId: string }) => provenance.get(ref.profile, ref.system, ref.jobId));
   seam.expose('outputDocument', (uri: string) => outputs.snapshot(uri));
   seam.expose('jobsListed', (timeoutMs = 30_000) => jobs.listed(Number(timeoutMs)));
-  // Reveal in Jobs view (a submission's notification), then the ids of the jobs selected.
-  seam.expose('revealJob', async (ref: JobRef) => {
-    await jobs.reveal(ref);
-    return jobs.selection().flatMap((n) => asJobRef(n)?.jobId ?? []);
-  });
+  // Reveal in Jobs view (a submission's notification): whether a listing had the job.
+  seam.expose('revealJob', (ref: JobRef) => jobs.reveal(ref));
+  // The ids of the jobs selected in the tree (VS Code tells the extension a little after a reveal).
+  seam.expose('jobsSelected', () => jobs.selection().flatMap((n) => asJobRef(n)?.jobId ?? []));
   seam.expose('followerOutput', async (arg: { profile?: string; system: string; jobId: string; stream?: string; wait?: boolean }) => {
     const key = `${jobKey({ profile: arg.profile ?? services.connections.defaultProfileName() ?? '', system: arg.system, jobId: arg.jobId })}\u0000${arg.stream ?? 'stdout'}`;
     const f = followers.all.get(key);

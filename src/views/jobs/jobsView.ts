@@ -100,15 +100,17 @@ export class JobsView implements JobsViewControl, vscode.Disposable {
     this.model.watch.watchHidden(() => this.view.visible, this.log);
   }
 
-  async reveal(ref: JobRef): Promise<void> {
+  async reveal(ref: JobRef): Promise<boolean> {
     let node = this.provider.jobNode(ref.profile, ref.system, ref.jobId);
     if (!node) {
       this.model.track(ref);
       await vscode.commands.executeCommand('firecrest.jobs.focus');
-      await this.listed(15_000);
+      // The view says "updating…" meanwhile; a loaded scheduler can take many seconds to list.
+      await this.listed(60_000);
       node = this.provider.jobNode(ref.profile, ref.system, ref.jobId);
     }
     if (node) await this.view.reveal(node, { select: true, focus: true, expand: true });
+    return node !== undefined;
   }
 
   listed(timeoutMs: number): Promise<boolean> {
