@@ -5,6 +5,7 @@ import type { Job } from '../../src/core/model';
 import { JobFacts, knownPath } from '../../src/core/v1/jobFacts';
 import { CancelledError, ServerError } from '../../src/core/errors';
 import { RecentJobs, type RecentJobsSource } from '../../src/core/v1/recentJobs';
+import { withArray } from '../../src/core/jobArrays';
 
 const job = (id: string, state: string, isFinal: boolean, extra: Partial<Job> = {}): Job => ({ id, name: `j${id}`, state, stateClass: isFinal ? 'completed' : 'running', isFinal, ...extra });
 
@@ -178,6 +179,76 @@ void describe('v1 recent jobs', () => {
     assert.deepEqual(asked.at(-1), ['1', '2']);
     await recent.merge('s', [], {});
     assert.deepEqual(asked.at(-1), ['1'], 'job 2 never got a record: no longer asked for');
+  });
+
+  void it('asks for an array by its id, once for all its tasks: a big array never pushes the user\'s other finished jobs out', async () => {
+    const now = 1_000_000_000_000;
+    const asked: string[][] = [];
+    const task = (i: number, state = 'COMPLETED', isFinal = true): Job => job(`200_${i}`, state, isFinal, { ...withArray(`200_${i}`), endTime: now / 1000 - 60 });
+    const recent = new RecentJobs(byId(async (ids) => {
+      asked.push(ids);
+      return ids.flatMap((id) => (id === '200' ? Array.from({ length: 150 }, (_, i) => task(i)) : [job(id, 'COMPLETED', true, { endTime: now / 1000 - 60 })]));
+    }), () => now);
+    // Job 5 of another session, seen queued; then an array of 150 tasks; then 90 jobs of other sessions.
+    await recent.merge('s', [job('5', 'RUNNING', false)], {});
+    await recent.merge('s', Array.from({ length: 150 }, (_, i) => task(i, 'RUNNING', false)), {});
+    await recent.merge('s', Array.from({ length: 90 }, (_, i) => job(String(300 + i), 'RUNNING', false)), {});
+    const listed = await recent.merge('s', [], {});
+    const ids = asked.at(-1)!;
+    assert.equal(ids.length, 92, 'job 5, the array, the 90 others');
+    assert.ok(ids.includes('200') && !ids.some((id) => id.startsWith('200_')), 'the array by its id');
+    assert.equal(listed.filter((j) => j.array?.jobId === '200').length, 150, 'every task of it listed');
+    assert.ok(listed.some((j) => j.id === '5'), 'job 5 is still listed');
+
+    // Submitted here: asked for before jobs of other sessions, however many newer ones there are.
+    const mine = new RecentJobs(byId(async (ids) => { asked.push(ids); return ids.map((id) => job(id, 'COMPLETED', true, { endTime: now / 1000 - 60 })); }), () => now);
+    mine.noteSubmitted('s', '7');
+    await mine.merge('s', [job('7', 'RUNNING', false), ...Array.from({ length: 120 }, (_, i) => job(String(300 + i), 'RUNNING', false))], {});
+    assert.deepEqual((await mine.merge('s', [], {})).map((j) => j.id).filter((id) => id === '7'), ['7']);
+    assert.equal(asked.at(-1)!.length, 100);
+    assert.equal(asked.at(-1)![0], '7');
+  });
+
+  void it('lists the ended tasks of an array still running, asking again when one more left the queue', async () => {
+    const now = 1_000_000_000_000;
+    const asked: string[][] = [];
+    const running = new Set(['200_1']);
+    const task = (i: number, state: string, isFinal: boolean): Job => job(`200_${i}`, state, isFinal, withArray(`200_${i}`));
+    const recent = new RecentJobs(byId(async (ids) => {
+      asked.push(ids);
+      return [0, 1].map((i) => (running.has(`200_${i}`) ? task(i, 'RUNNING', false) : task(i, 'COMPLETED', true)));
+    }), () => now);
+    const waiting = job('200_[2-9]', 'PENDING', false, withArray('200_[2-9]'));
+    await recent.merge('s', [task(0, 'RUNNING', false), task(1, 'RUNNING', false), waiting], {});
+    assert.equal(asked.length, 0, 'nothing left the queue');
+    const listed = await recent.merge('s', [task(1, 'RUNNING', false), waiting], {});
+    assert.deepEqual(asked, [['200']]);
+    assert.deepEqual(listed.map((j) => j.id), ['200_1', '200_[2-9]', '200_0'], 'the ended task with the queue, the running one once');
+    await recent.merge('s', [task(1, 'RUNNING', false), waiting], {});
+    assert.equal(asked.length, 1, 'nothing more left: the answer is reused');
+    running.delete('200_1');
+    assert.deepEqual((await recent.merge('s', [waiting], {})).map((j) => j.id), ['200_[2-9]', '200_0', '200_1']);
+    assert.equal(asked.length, 2, 'one more task left: asked again');
+  });
+
+  void it('asks for an array submitted here whose tasks ended before any listing saw them, once the queue holds fewer of them', async () => {
+    const asked: string[][] = [];
+    const task = (i: number, state: string, isFinal: boolean): Job => job(`300_${i}`, state, isFinal, withArray(`300_${i}`));
+    let ended = 0;
+    const recent = new RecentJobs(byId(async (ids) => {
+      asked.push(ids);
+      if (ended === 0) return [job('300_[0-5]', 'PENDING', false, withArray('300_[0-5]'))];
+      return [0, 1, 2, 3].map((i) => task(i, 'COMPLETED', true)).concat(task(4, 'RUNNING', false), task(5, 'RUNNING', false));
+    }));
+    recent.noteSubmitted('s', '300');
+    await recent.merge('s', [job('300_[0-5]', 'PENDING', false, withArray('300_[0-5]'))], {});
+    ended = 4;
+    const running = [task(4, 'RUNNING', false), task(5, 'RUNNING', false)];
+    const listed = await recent.merge('s', running, {});
+    assert.deepEqual(listed.map((j) => j.id), ['300_4', '300_5', '300_0', '300_1', '300_2', '300_3']);
+    const before = asked.length;
+    await recent.merge('s', running, {});
+    assert.equal(asked.length, before, 'the queue holds still: the answer is reused');
   });
 
   void it('keeps the working directory and output paths a job had at submission or in the queue', () => {

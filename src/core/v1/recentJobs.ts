@@ -9,6 +9,11 @@
  * (CATCH_UP_S), which is one small page. Jobs this connection saw (in those answers, submitted or
  * queued) are asked for by id once they left the queue; that answer is reused until the set
  * changes (or 30 s passed).
+ *
+ * A job is tracked by its id, an array's tasks by the array's id (sacct answers it with every
+ * task): an array of a thousand tasks is one of the MAX_IDS asked for, not a thousand, so it never
+ * pushes the user's other finished jobs out of the listing. The jobs this connection submitted
+ * are asked for first; the others fill what is left of MAX_IDS, the newest first.
  */
 import type { JobListOptions } from '../api';
 import { isCancellation } from '../errors';
@@ -28,11 +33,15 @@ const REFRESH_MS = 30_000;
 const CATCH_UP_S = 120;
 
 interface Tracked {
-  /** Own job ids in the order first seen (submitted or queued), in job id order after the window was asked for. */
+  /** Own jobs by key (`keyOf`) in the order first seen (submitted or queued), in job id order after the window was asked for. */
   ids: Set<string>;
-  /** The last answer, for the departed ids it was asked with; `complete` when each had a final record. */
+  /** The keys this connection submitted. */
+  submitted: Set<string>;
+  /** Per array (its key), the tasks seen queued: one that left the queue has ended. */
+  tasks: Map<string, Set<string>>;
+  /** The last answer, for the departed keys it was asked with; `complete` when each had its final records. */
   asked?: { at: number; key: string; finished: Job[]; complete: boolean };
-  /** Departed ids without a final record, since when. */
+  /** Departed keys without a final record, since when. */
   lagging: Map<string, number>;
   /** The longest window (s) whose jobs were asked for; the request in flight; when one last failed. */
   seeded: number;
@@ -58,7 +67,7 @@ export class RecentJobs {
 
   private tracked(machine: string): Tracked {
     let t = this.systems.get(machine);
-    if (!t) this.systems.set(machine, (t = { ids: new Set(), lagging: new Map(), seeded: 0 }));
+    if (!t) this.systems.set(machine, (t = { ids: new Set(), submitted: new Set(), tasks: new Map(), lagging: new Map(), seeded: 0 }));
     return t;
   }
 
@@ -116,54 +125,110 @@ export class RecentJobs {
 
   /** A job this connection submitted (it may finish before any listing shows it queued). */
   noteSubmitted(machine: string, jobId: string): void {
-    this.tracked(machine).ids.add(jobId);
+    const t = this.tracked(machine);
+    t.ids.add(jobId);
+    t.submitted.add(jobId);
   }
 
   async merge(machine: string, queue: Job[], o: JobListOptions): Promise<Job[]> {
     const t = this.tracked(machine);
     const seeded = await this.seed(machine, t, o);
     // Kept in job id order (Slurm's ids grow): the newest are the ones asked for by id.
-    if (seeded) t.ids = new Set([...new Set([...seeded.filter((j) => !j.array?.pending).map((j) => j.id), ...t.ids])].sort((a, b) => (parseInt(a, 10) || 0) - (parseInt(b, 10) || 0)));
+    if (seeded) t.ids = new Set([...new Set([...seeded.map(keyOf), ...t.ids])].sort(byJobId));
     const queued = new Set(queue.map((j) => j.id));
+    // Per job or array in the queue, how many tasks (a row of an array's tasks not started counts each).
+    const inQueue = new Map<string, number>();
+    for (const j of queue) inQueue.set(keyOf(j), (inQueue.get(keyOf(j)) ?? 0) + (j.array?.pending ? j.array.count : 1));
+    const arrays = new Set(queue.filter((j) => j.array).map(keyOf));
     // Other users' jobs (all-users listings) are shown while queued only.
-    // (Not the row of an array's tasks not started, `12_[4-9]`: sacct refuses that id. Its tasks
-    // are tracked one by one once they start.)
-    for (const j of queue) if (!o.allUsers && !j.array?.pending) t.ids.add(j.id);
-    while (t.ids.size > 4 * MAX_IDS) t.ids.delete(t.ids.values().next().value as string);
-    const departed = [...t.ids].filter((id) => !queued.has(id)).slice(-MAX_IDS);
+    if (!o.allUsers) {
+      for (const j of queue) {
+        const key = keyOf(j);
+        t.ids.add(key);
+        // (Not the row of an array's tasks not started, `12_[4-9]`: its tasks are seen once they start.)
+        if (j.array && !j.array.pending) {
+          const seen = t.tasks.get(key) ?? new Set<string>();
+          t.tasks.set(key, seen.add(j.id));
+        }
+      }
+    }
+    while (t.ids.size > 4 * MAX_IDS) forget(t, t.ids.values().next().value as string);
+    // The tasks of an array seen to leave the queue.
+    const gone = (key: string): string[] => [...(t.tasks.get(key) ?? [])].filter((id) => !queued.has(id));
+    // A job that left the queue; an array still in it of which a task did, or that this connection
+    // submitted (its tasks may end before a listing sees them).
+    const departed = newest([...t.ids].filter((id) => !inQueue.has(id) || gone(id).length > 0 || (t.submitted.has(id) && arrays.has(id))), t.submitted);
     if (departed.length === 0) return queue;
-    const key = departed.join(',');
-    // The window's answer covers every departed id: no by-id request in the same listing.
+    // Asked for again when fewer tasks of an array are queued (a task that leaves lowers the count).
+    const key = departed.map((id) => `${id}:${inQueue.get(id) ?? 0}`).join(',');
+    // Whether accounting's answer has the end of a job: each task seen to leave the queue has its
+    // final record, and, when nothing of it is queued any more, every record is final.
+    const recorded = (id: string, answer: Job[]): { done: boolean; final: number } => {
+      const records = answer.filter((j) => keyOf(j) === id);
+      const final = new Set(records.filter((j) => j.isFinal).map((j) => j.id));
+      const done = gone(id).every((task) => final.has(task)) && (inQueue.has(id) || (records.length > 0 && final.size === records.length));
+      return { done, final: final.size };
+    };
+    // The window's answer covers every departed job that is not an array (it may hold only some
+    // tasks of one): no by-id request in the same listing.
     const inSeed = new Map(seeded?.map((j) => [j.id, j]));
-    if (seeded && departed.every((id) => inSeed.has(id))) {
+    if (seeded && departed.every((id) => inSeed.has(id) && !inSeed.get(id)!.array && !t.tasks.has(id))) {
       const finished = departed.map((id) => inSeed.get(id) as Job).filter((j) => j.isFinal);
       t.asked = { at: this.now(), key, finished, complete: finished.length === departed.length };
     } else if (!t.asked || t.asked.key !== key || !t.asked.complete || this.now() - t.asked.at > REUSE_MS) {
       const answer = await this.source.finished(machine, departed, o);
-      const finished = answer.filter((j) => j.isFinal);
-      // An array's id is answered by its tasks: found once none of them is still to end.
-      const running = new Set(answer.filter((j) => !j.isFinal && j.array).map((j) => j.array!.jobId));
-      const found = new Set(finished.flatMap((j) => (j.array && !running.has(j.array.jobId) ? [j.id, j.array.jobId] : [j.id])));
+      let complete = true;
       for (const id of departed) {
-        if (found.has(id)) t.lagging.delete(id);
-        else if (!t.lagging.has(id)) t.lagging.set(id, this.now());
-        // Never recorded by sacct (or not for us): stop asking.
-        else if (this.now() - (t.lagging.get(id) ?? 0) > LAG_MS) {
-          t.ids.delete(id);
+        const { done, final } = recorded(id, answer);
+        if (done) {
           t.lagging.delete(id);
+          continue;
         }
+        const since = t.lagging.get(id);
+        if (since === undefined) t.lagging.set(id, this.now());
+        if (since === undefined || this.now() - since <= LAG_MS) complete = false;
+        // Never recorded by sacct (or not for us): no longer asked for. (Tasks that never got a final
+        // record: the array is listed as it is, and asked for with the others.)
+        else if (final === 0 && !inQueue.has(id)) forget(t, id);
       }
-      t.asked = { at: this.now(), key, finished, complete: departed.every((id) => found.has(id)) };
+      t.asked = { at: this.now(), key, finished: answer.filter((j) => j.isFinal), complete };
     }
     const windowS = WINDOW_S[o.timeWindow ?? '24h'];
     const since = this.now() / 1000 - windowS;
     const recent = t.asked.finished.filter((j) => !queued.has(j.id) && (j.endTime === undefined || j.endTime >= since));
-    // Ended before the window: no longer asked for (a longer window asks for them again).
+    // Ended before the window (an array: every task of it): no longer asked for (a longer window asks for them again).
+    const inWindow = new Set(recent.map(keyOf));
     for (const j of t.asked.finished) {
-      if (j.endTime === undefined || j.endTime >= since) continue;
-      t.ids.delete(j.id);
+      const id = keyOf(j);
+      if (inWindow.has(id) || inQueue.has(id) || !t.ids.has(id)) continue;
+      forget(t, id);
       t.seeded = Math.min(t.seeded, windowS);
     }
     return [...queue, ...recent];
   }
+}
+
+/** The key a job is tracked and asked for by: its array's id for an array's task, else its own. */
+function keyOf(j: Job): string {
+  return j.array?.jobId ?? j.id;
+}
+
+function byJobId(a: string, b: string): number {
+  return (parseInt(a, 10) || 0) - (parseInt(b, 10) || 0);
+}
+
+function forget(t: Tracked, key: string): void {
+  t.ids.delete(key);
+  t.submitted.delete(key);
+  t.tasks.delete(key);
+  t.lagging.delete(key);
+}
+
+/** At most MAX_IDS of `keys` (in job id order), the newest: those this connection submitted first. */
+function newest(keys: string[], submitted: Set<string>): string[] {
+  const own = keys.filter((k) => submitted.has(k)).slice(-MAX_IDS);
+  const room = MAX_IDS - own.length;
+  const others = room > 0 ? keys.filter((k) => !submitted.has(k)).slice(-room) : [];
+  const chosen = new Set([...own, ...others]);
+  return keys.filter((k) => chosen.has(k));
 }
