@@ -65,6 +65,7 @@ const SHARED = {
   'src/core/sbatch/typedValue.ts': 'shared',
   // Job arrays: the client folds and sums them up, the Jobs view groups them (with the job states).
   'src/core/jobArrays.ts': 'shared',
+  'src/core/arraySpecs.ts': 'shared',
   'src/core/jobState.ts': 'shared',
   // A bounded map: the v1 client's job facts and the agents' confirmed scripts.
   'src/core/boundedMap.ts': 'shared',

@@ -8,29 +8,10 @@
  */
 import { InvalidInputError } from './errors';
 import { classifyState, isFinalState } from './jobState';
+import { countEachTaskOnce, countIndexes } from './arraySpecs';
 import type { Job, JobArrayInfo } from './model';
 
 const ARRAY_ID = /^(\d{1,20})_(?:(\d{1,10})|\[([0-9,:%-]{1,512})\])$/;
-/** More indexes than any Slurm allows (MaxArraySize is at most 4,000,001): a row claiming more is refused. */
-const MAX_INDEXES = 4_000_001;
-
-/** How many indexes an array spec names (`0-99:2,150%10` → 51), or undefined when it is not one. */
-export function countIndexes(spec: string): number | undefined {
-  const body = spec.replace(/%\d+$/, '');
-  let total = 0;
-  for (const part of body.split(',')) {
-    const m = /^(\d+)(?:-(\d+)(?::(\d+))?)?$/.exec(part);
-    if (!m) return undefined;
-    const from = Number(m[1]);
-    const to = m[2] === undefined ? from : Number(m[2]);
-    const step = m[3] === undefined ? 1 : Number(m[3]);
-    if (to < from || step < 1) return undefined;
-    total += Math.floor((to - from) / step) + 1;
-    if (total > MAX_INDEXES) return undefined;
-  }
-  return total;
-}
-
 /** The array membership an id spells, if any. */
 export function arrayInfo(id: string): JobArrayInfo | undefined {
   const m = ARRAY_ID.exec(id);
@@ -355,7 +336,7 @@ export function arraySummary(arrayId: string, tasks: readonly Job[]): Job {
  * up); otherwise the row of that id (or the task it is the own id of).
  */
 export function pickJob(id: string, rows: Job[]): Job | undefined {
-  const folded = foldArrayTwins(rows);
+  const folded = countEachTaskOnce(foldArrayTwins(rows));
   const tasks = folded.filter((j) => j.array?.jobId === id);
   if (tasks.length) return arraySummary(id, tasks);
   return folded.find((j) => j.id === id) ?? folded.find((j) => j.ownId === id);

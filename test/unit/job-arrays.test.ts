@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { expandPattern } from '../../src/core/outputPaths';
-import { arrayCounts, arrayInfo, countIndexes, describeCounts, foldArrayTwins, groupArrays, isArrayParent, pickJob } from '../../src/core/jobArrays';
+import { countIndexes } from '../../src/core/arraySpecs';
+import { arrayCounts, arrayInfo, describeCounts, foldArrayTwins, groupArrays, isArrayParent, pickJob } from '../../src/core/jobArrays';
 import { toJob } from '../../src/core/v2/translate';
 import type { JobWire } from '../../src/core/v2/wire';
 
@@ -87,6 +88,18 @@ void describe('job arrays', () => {
     assert.ok(ended.isFinal);
     assert.equal(ended.endTime, 130);
     assert.equal(pickJob('13', [row('12_0', 'RUNNING', 100), row('13', 'RUNNING', 100)])?.id, '12_0', 'a task by its own id');
+  });
+
+  void it('counts a task once when one read shows it waiting and a later one started (v1: the queue, then accounting)', () => {
+    // The queue: task 0 running, 1 and 2 waiting; accounting a moment later: 1 runs too, 2 waits on its own row.
+    const rows = [row('12_0', 'RUNNING', 100), row('12_[1-2]', 'PENDING', null), row('12_1', 'RUNNING', 101), row('12_2', 'PENDING', null)];
+    const whole = pickJob('12', rows)!;
+    assert.equal(whole.array?.count, 3);
+    assert.equal(whole.state, 'RUNNING');
+    // A spec with a step and a throttle: only the indexes it names are taken off; none left, no row.
+    assert.equal(pickJob('14', [row('14_[0-10:2%3]', 'PENDING', null), row('14_4', 'RUNNING', 100), row('14_5', 'RUNNING', 100)])!.array?.count, 7);
+    assert.equal(pickJob('15', [row('15_[0-1]', 'PENDING', null), row('15_0', 'RUNNING', 100), row('15_1', 'COMPLETED', 100, 110)])!.array?.count, 2);
+    assert.equal(pickJob('16', [row('16_[0-1]', 'PENDING', null), row('16_3', 'RUNNING', 100)])!.array?.count, 3, 'an index the spec does not name is not taken off');
   });
 });
 
