@@ -153,8 +153,10 @@ export class RecentJobs {
       }
     }
     while (t.ids.size > 4 * MAX_IDS) forget(t, t.ids.values().next().value as string);
-    // The tasks of an array seen to leave the queue.
-    const gone = (key: string): string[] => [...(t.tasks.get(key) ?? [])].filter((id) => !queued.has(id));
+    // The tasks of each array seen to leave the queue.
+    const goneOf = new Map<string, string[]>();
+    for (const [key, seen] of t.tasks) goneOf.set(key, [...seen].filter((id) => !queued.has(id)));
+    const gone = (key: string): string[] => goneOf.get(key) ?? [];
     // A job that left the queue; an array still in it of which a task did, or that this connection
     // submitted (its tasks may end before a listing sees them).
     const departed = newest([...t.ids].filter((id) => !inQueue.has(id) || gone(id).length > 0 || (t.submitted.has(id) && arrays.has(id))), t.submitted);
@@ -163,8 +165,8 @@ export class RecentJobs {
     const key = departed.map((id) => `${id}:${inQueue.get(id) ?? 0}`).join(',');
     // Whether accounting's answer has the end of a job: each task seen to leave the queue has its
     // final record, and, when nothing of it is queued any more, every record is final.
-    const recorded = (id: string, answer: Job[]): { done: boolean; final: number } => {
-      const records = answer.filter((j) => keyOf(j) === id);
+    const recorded = (id: string, byKey: Map<string, Job[]>): { done: boolean; final: number } => {
+      const records = byKey.get(id) ?? [];
       const final = new Set(records.filter((j) => j.isFinal).map((j) => j.id));
       const done = gone(id).every((task) => final.has(task)) && (inQueue.has(id) || (records.length > 0 && final.size === records.length));
       return { done, final: final.size };
@@ -177,9 +179,15 @@ export class RecentJobs {
       t.asked = { at: this.now(), key, finished, complete: finished.length === departed.length };
     } else if (!t.asked || t.asked.key !== key || !t.asked.complete || this.now() - t.asked.at > REUSE_MS) {
       const answer = await this.source.finished(machine, departed, o);
+      const byKey = new Map<string, Job[]>();
+      for (const j of answer) {
+        const records = byKey.get(keyOf(j));
+        if (records) records.push(j);
+        else byKey.set(keyOf(j), [j]);
+      }
       let complete = true;
       for (const id of departed) {
-        const { done, final } = recorded(id, answer);
+        const { done, final } = recorded(id, byKey);
         if (done) {
           t.lagging.delete(id);
           continue;
